@@ -1,0 +1,308 @@
+// Package emu is the machine core of mesonemu: one virtual clock with an event
+// scheduler, the MMIO bus with guest RAM for DMA, interrupt lines, named seeded
+// random streams and an optional register trace.
+//
+// Concurrency model. All hardware state lives behind one machine lock. Hardware
+// code (device register handlers and scheduled events) always runs with the lock
+// held and must not block. Guest code never holds the lock: it reaches hardware
+// only through the Bus methods, which take the lock for the duration of one access,
+// as a CPU's load or store reaches silicon. Interrupt handlers registered by the
+// guest run outside the lock, from whoever drives the machine (Step, RunUntil or
+// RunPaced), never from inside a device.
+package emu
+
+import (
+	"container/heap"
+	"context"
+	"hash/fnv"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Time is virtual time in nanoseconds since the machine was powered on.
+type Time int64
+
+// Common durations in virtual time.
+const (
+	Nanosecond  Time = 1
+	Microsecond Time = 1000
+	Millisecond Time = 1000 * Microsecond
+	Second      Time = 1000 * Millisecond
+)
+
+// Seconds converts virtual time to float seconds.
+func (t Time) Seconds() float64 { return float64(t) / 1e9 }
+
+// Duration converts virtual time to a time.Duration of the same length.
+func (t Time) Duration() time.Duration { return time.Duration(t) }
+
+// Event is a scheduled hardware action. Cancel it with Machine.Cancel.
+type Event struct {
+	at    Time
+	seq   uint64
+	fn    func()
+	index int // position in the heap; -1 when not queued
+}
+
+// Pending reports whether the event is still queued.
+func (e *Event) Pending() bool { return e != nil && e.index >= 0 }
+
+// At is the virtual time the event is due.
+func (e *Event) At() Time { return e.at }
+
+type eventHeap []*Event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
+func (h *eventHeap) Push(x any)   { e := x.(*Event); e.index = len(*h); *h = append(*h, e) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	e.index = -1
+	return e
+}
+
+// Machine is one emulated system: clock, scheduler, bus, RAM and interrupt lines.
+type Machine struct {
+	mu     sync.Mutex
+	now    Time
+	queue  eventHeap
+	seq    uint64
+	seed   uint64
+	bus    *Bus
+	irqs   []*IRQ
+	pacing *pacing // nil: discrete-event mode, time jumps from event to event
+	wake   chan struct{}
+}
+
+// NewMachine makes an empty machine whose random streams derive from seed.
+func NewMachine(seed uint64) *Machine {
+	m := &Machine{seed: seed, wake: make(chan struct{}, 1)}
+	m.bus = newBus(m)
+	return m
+}
+
+// Bus is the machine's physical address space.
+func (m *Machine) Bus() *Bus { return m.bus }
+
+// Seed is the seed the machine's random streams derive from.
+func (m *Machine) Seed() uint64 { return m.seed }
+
+// Rand returns a deterministic random stream for one named consumer. Two streams
+// with different names are independent; the same seed and name give the same
+// sequence in every run, which is what makes corrupted frames reproducible.
+func (m *Machine) Rand(name string) *rand.Rand {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	return rand.New(rand.NewPCG(m.seed, h.Sum64()))
+}
+
+// Lock takes the machine lock and brings virtual time up to the paced clock.
+// Hardware code never calls it (it already holds the lock); the bus and the run
+// loops do.
+func (m *Machine) Lock() {
+	m.mu.Lock()
+	if m.pacing != nil {
+		if t := m.pacing.now(); t > m.now {
+			m.now = t
+		}
+	}
+}
+
+// Unlock releases the machine lock.
+func (m *Machine) Unlock() { m.mu.Unlock() }
+
+// Now is the current virtual time. Hardware code calls it with the lock held;
+// inside an event it is the event's due time.
+func (m *Machine) Now() Time { return m.now }
+
+// At schedules fn at virtual time t (or now, if t is in the past). Hardware only;
+// the lock must be held. fn runs with the lock held.
+func (m *Machine) At(t Time, fn func()) *Event {
+	if t < m.now {
+		t = m.now
+	}
+	m.seq++
+	e := &Event{at: t, seq: m.seq, fn: fn}
+	wasFirst := len(m.queue) == 0 || t < m.queue[0].at
+	heap.Push(&m.queue, e)
+	if wasFirst {
+		m.kick()
+	}
+	return e
+}
+
+// After schedules fn d nanoseconds from now.
+func (m *Machine) After(d Time, fn func()) *Event { return m.At(m.now+d, fn) }
+
+// Cancel removes a pending event; it is a no-op for nil or already-run events.
+func (m *Machine) Cancel(e *Event) {
+	if e.Pending() {
+		heap.Remove(&m.queue, e.index)
+	}
+}
+
+// NextEvent is the due time of the earliest pending event.
+func (m *Machine) NextEvent() (Time, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.queue) == 0 {
+		return 0, false
+	}
+	return m.queue[0].at, true
+}
+
+func (m *Machine) kick() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// runDue runs every event due at or before limit, in time order. Lock held.
+func (m *Machine) runDue(limit Time) int {
+	n := 0
+	for len(m.queue) > 0 && m.queue[0].at <= limit {
+		e := heap.Pop(&m.queue).(*Event)
+		if e.at > m.now {
+			m.now = e.at
+		}
+		e.fn()
+		n++
+	}
+	return n
+}
+
+// Step runs the earliest pending event (and any due at the same instant), then
+// delivers pending interrupts. It reports false when nothing is scheduled and no
+// interrupt is pending. Discrete-event mode only.
+func (m *Machine) Step() bool {
+	m.mu.Lock()
+	ran := 0
+	if len(m.queue) > 0 {
+		ran = m.runDue(m.queue[0].at)
+	}
+	m.mu.Unlock()
+	delivered := m.DeliverInterrupts()
+	return ran > 0 || delivered
+}
+
+// RunUntil runs events until virtual time reaches t, then sets the clock to t.
+func (m *Machine) RunUntil(t Time) {
+	for {
+		m.mu.Lock()
+		if len(m.queue) == 0 || m.queue[0].at > t {
+			if t > m.now {
+				m.now = t
+			}
+			m.mu.Unlock()
+			m.DeliverInterrupts()
+			return
+		}
+		m.runDue(m.queue[0].at)
+		m.mu.Unlock()
+		m.DeliverInterrupts()
+	}
+}
+
+// Advance moves virtual time forward by d, running what falls due.
+func (m *Machine) Advance(d Time) {
+	m.mu.Lock()
+	t := m.now + d
+	m.mu.Unlock()
+	m.RunUntil(t)
+}
+
+// RunPaced drives the machine against wall time until ctx ends: virtual time
+// runs at scale × wall time (scale 1 is real time). Events run when their virtual
+// time has come, and interrupts are delivered from this goroutine.
+func (m *Machine) RunPaced(ctx context.Context, scale float64) {
+	m.mu.Lock()
+	if scale <= 0 {
+		scale = 1
+	}
+	m.pacing = &pacing{start: time.Now(), base: m.now, scale: scale}
+	p := m.pacing
+	m.mu.Unlock()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		m.Lock()
+		m.runDue(m.now)
+		next, has := Time(0), len(m.queue) > 0
+		if has {
+			next = m.queue[0].at
+		}
+		now := m.now
+		m.Unlock()
+		if m.DeliverInterrupts() {
+			continue
+		}
+		wait := time.Hour
+		if has {
+			wait = p.wallDuration(next - now)
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// Paced reports whether a paced run loop owns the clock, and its scale.
+func (m *Machine) Paced() (float64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pacing == nil {
+		return 0, false
+	}
+	return m.pacing.scale, true
+}
+
+// VirtualNow reads the virtual clock from any goroutine without running events.
+func (m *Machine) VirtualNow() Time {
+	m.Lock()
+	defer m.Unlock()
+	return m.now
+}
+
+// WallDuration converts a virtual duration to the wall time it takes under the
+// current pacing (identity in discrete-event mode).
+func (m *Machine) WallDuration(d Time) time.Duration {
+	m.mu.Lock()
+	p := m.pacing
+	m.mu.Unlock()
+	if p == nil {
+		return d.Duration()
+	}
+	return p.wallDuration(d)
+}
+
+type pacing struct {
+	start time.Time
+	base  Time
+	scale float64
+}
+
+func (p *pacing) now() Time {
+	return p.base + Time(float64(time.Since(p.start))*p.scale)
+}
+
+func (p *pacing) wallDuration(d Time) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return time.Duration(float64(d) / p.scale)
+}

@@ -1,0 +1,295 @@
+// Package reg declares hardware registers once, as tables of named fields with an
+// access kind, and keeps the values of one register block with those access rules
+// applied. Every hardware model in mesonemu (the HHI clock controller, the PRG_ETH0
+// glue, the DWMAC, the PHY) describes its registers with these tables, so the same
+// declaration drives the model's behaviour, `mesonemu regs` decoding and the
+// `--trace regs` output.
+package reg
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Access says what a guest write does to a field.
+type Access uint8
+
+const (
+	// RW fields store what the guest writes.
+	RW Access = iota
+	// RO fields ignore guest writes; only the hardware changes them.
+	RO
+	// W1C fields are cleared where the guest writes a 1 and kept where it writes a 0.
+	W1C
+	// SC fields store the write; the hardware clears them when the action completes
+	// (software reset, flush, MDIO busy).
+	SC
+	// WO fields accept writes but read back as zero (poll-demand registers).
+	WO
+)
+
+func (a Access) String() string {
+	switch a {
+	case RW:
+		return "RW"
+	case RO:
+		return "RO"
+	case W1C:
+		return "W1C"
+	case SC:
+		return "SC"
+	case WO:
+		return "WO"
+	}
+	return fmt.Sprintf("Access(%d)", uint8(a))
+}
+
+// Field is a run of bits Hi..Lo (inclusive) inside a 32-bit register.
+type Field struct {
+	Name   string
+	Hi, Lo uint8
+	Access Access
+	Doc    string
+}
+
+// Mask is the field's bits in register position.
+func (f Field) Mask() uint32 {
+	w := uint32(f.Hi) - uint32(f.Lo) + 1
+	if w >= 32 {
+		return ^uint32(0)
+	}
+	return ((uint32(1) << w) - 1) << f.Lo
+}
+
+// Get extracts the field's value from a register value.
+func (f Field) Get(v uint32) uint32 { return (v & f.Mask()) >> f.Lo }
+
+// Set returns v with the field replaced by x (x is truncated to the field width).
+func (f Field) Set(v, x uint32) uint32 { return v&^f.Mask() | (x<<f.Lo)&f.Mask() }
+
+// Register is one 32-bit register of a block.
+type Register struct {
+	Name   string
+	Offset uint32
+	Reset  uint32
+	Fields []Field
+	Doc    string
+}
+
+// Field finds a field by name; nil when the register has none of that name.
+func (r *Register) Field(name string) *Field {
+	for i := range r.Fields {
+		if r.Fields[i].Name == name {
+			return &r.Fields[i]
+		}
+	}
+	return nil
+}
+
+// masks returns the bit sets of each access kind. Bits that no field declares are
+// read-only: a guest cannot set reserved bits.
+func (r *Register) masks() (rw, w1c, wo uint32) {
+	for _, f := range r.Fields {
+		switch f.Access {
+		case RW, SC:
+			rw |= f.Mask()
+		case W1C:
+			w1c |= f.Mask()
+		case WO:
+			wo |= f.Mask()
+		}
+	}
+	return
+}
+
+// FieldValue is one decoded field.
+type FieldValue struct {
+	Field
+	Value uint32
+}
+
+// Decode splits a register value into its declared fields, in declaration order.
+func (r *Register) Decode(v uint32) []FieldValue {
+	out := make([]FieldValue, 0, len(r.Fields))
+	for _, f := range r.Fields {
+		out = append(out, FieldValue{Field: f, Value: f.Get(v)})
+	}
+	return out
+}
+
+// Block is a register block: the table a device model is built from.
+type Block struct {
+	Name      string
+	Registers []Register
+}
+
+// Validate checks that offsets are word aligned and unique and that fields lie
+// inside 32 bits and do not overlap. Tables are static data, so a failure is a
+// programming error reported by the package tests, never at run time by a guest.
+func (b *Block) Validate() error {
+	seen := map[uint32]string{}
+	for _, r := range b.Registers {
+		if r.Offset%4 != 0 {
+			return fmt.Errorf("%s.%s: offset %#x not word aligned", b.Name, r.Name, r.Offset)
+		}
+		if other, dup := seen[r.Offset]; dup {
+			return fmt.Errorf("%s.%s: offset %#x already used by %s", b.Name, r.Name, r.Offset, other)
+		}
+		seen[r.Offset] = r.Name
+		var used uint32
+		for _, f := range r.Fields {
+			if f.Hi > 31 || f.Lo > f.Hi {
+				return fmt.Errorf("%s.%s.%s: bad bit range %d:%d", b.Name, r.Name, f.Name, f.Hi, f.Lo)
+			}
+			if used&f.Mask() != 0 {
+				return fmt.Errorf("%s.%s.%s: overlaps another field", b.Name, r.Name, f.Name)
+			}
+			used |= f.Mask()
+		}
+	}
+	return nil
+}
+
+// Register finds a register by name; nil when absent.
+func (b *Block) Register(name string) *Register {
+	for i := range b.Registers {
+		if b.Registers[i].Name == name {
+			return &b.Registers[i]
+		}
+	}
+	return nil
+}
+
+// File holds the current values of one instance of a block.
+type File struct {
+	block *Block
+	vals  []uint32
+	index map[uint32]int
+	rw    []uint32
+	w1c   []uint32
+	wo    []uint32
+}
+
+// NewFile makes a register file with every register at its reset value.
+func NewFile(b *Block) *File {
+	f := &File{block: b, vals: make([]uint32, len(b.Registers)), index: make(map[uint32]int, len(b.Registers)),
+		rw: make([]uint32, len(b.Registers)), w1c: make([]uint32, len(b.Registers)), wo: make([]uint32, len(b.Registers))}
+	for i := range b.Registers {
+		r := &b.Registers[i]
+		f.index[r.Offset] = i
+		f.vals[i] = r.Reset
+		f.rw[i], f.w1c[i], f.wo[i] = r.masks()
+	}
+	return f
+}
+
+// Block returns the table the file was made from.
+func (f *File) Block() *Block { return f.block }
+
+// Reset puts every register back to its reset value.
+func (f *File) Reset() {
+	for i := range f.block.Registers {
+		f.vals[i] = f.block.Registers[i].Reset
+	}
+}
+
+// Lookup returns the register declared at off, or nil.
+func (f *File) Lookup(off uint32) *Register {
+	if i, ok := f.index[off]; ok {
+		return &f.block.Registers[i]
+	}
+	return nil
+}
+
+// Read returns the value a guest read sees (write-only fields read as zero) and
+// whether a register is declared at off.
+func (f *File) Read(off uint32) (uint32, bool) {
+	i, ok := f.index[off]
+	if !ok {
+		return 0, false
+	}
+	return f.vals[i] &^ f.wo[i], true
+}
+
+// GuestWrite applies a guest write with each field's access rule and returns the
+// register's old and new values. ok is false when no register is declared at off
+// (the write is then ignored, as silicon ignores writes to holes).
+func (f *File) GuestWrite(off, v uint32) (old, cur uint32, ok bool) {
+	i, ok := f.index[off]
+	if !ok {
+		return 0, 0, false
+	}
+	old = f.vals[i]
+	cur = old&^f.rw[i] | v&f.rw[i]
+	cur &^= v & f.w1c[i]
+	cur = cur&^f.wo[i] | v&f.wo[i]
+	f.vals[i] = cur
+	return old, cur, true
+}
+
+// Get is the hardware's view of a register value (no access rules).
+func (f *File) Get(off uint32) uint32 {
+	if i, ok := f.index[off]; ok {
+		return f.vals[i]
+	}
+	return 0
+}
+
+// Set is a hardware-side update of a register (no access rules).
+func (f *File) Set(off, v uint32) {
+	if i, ok := f.index[off]; ok {
+		f.vals[i] = v
+	}
+}
+
+// GetField reads a named field of the register at off; 0 when either is unknown.
+func (f *File) GetField(off uint32, name string) uint32 {
+	r := f.Lookup(off)
+	if r == nil {
+		return 0
+	}
+	fd := r.Field(name)
+	if fd == nil {
+		return 0
+	}
+	return fd.Get(f.Get(off))
+}
+
+// SetField is a hardware-side update of one named field.
+func (f *File) SetField(off uint32, name string, x uint32) {
+	r := f.Lookup(off)
+	if r == nil {
+		return
+	}
+	if fd := r.Field(name); fd != nil {
+		f.Set(off, fd.Set(f.Get(off), x))
+	}
+}
+
+// RegName names the register at off for traces ("?" plus the offset when undeclared).
+func (f *File) RegName(off uint32) string {
+	if r := f.Lookup(off); r != nil {
+		return r.Name
+	}
+	return fmt.Sprintf("+%#x", off)
+}
+
+// Format renders a register value with every field decoded, one field a line,
+// highest bits first, as `mesonemu regs` prints it.
+func Format(r *Register, v uint32) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s = %#010x\n", r.Name, v)
+	for i := len(r.Fields) - 1; i >= 0; i-- {
+		f := r.Fields[i]
+		bits := fmt.Sprintf("[%d]", f.Lo)
+		if f.Hi != f.Lo {
+			bits = fmt.Sprintf("[%d:%d]", f.Hi, f.Lo)
+		}
+		fmt.Fprintf(&b, "  %-8s %-24s %-3s = %-6d (%#x)", bits, f.Name, f.Access, f.Get(v), f.Get(v))
+		if f.Doc != "" {
+			fmt.Fprintf(&b, "  %s", f.Doc)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
