@@ -63,9 +63,11 @@ func (q *IRQ) Disabled() bool {
 	return q.disabled
 }
 
-// DeliverInterrupts calls the guest handler of every asserted line once and
-// reports whether any handler ran. Call it without the machine lock.
+// DeliverInterrupts runs expired guest timers, then calls the guest handler of
+// every asserted line once, and reports whether any guest code ran. Call it
+// without the machine lock.
 func (m *Machine) DeliverInterrupts() bool {
+	timers := m.runGuestTimers()
 	m.mu.Lock()
 	var due []*IRQ
 	for _, q := range m.irqs {
@@ -74,7 +76,7 @@ func (m *Machine) DeliverInterrupts() bool {
 		}
 	}
 	m.mu.Unlock()
-	ran := false
+	ran := timers
 	for _, q := range due {
 		q.hmu.Lock()
 		h := q.handler

@@ -82,6 +82,8 @@ type Machine struct {
 	irqs   []*IRQ
 	pacing *pacing // nil: discrete-event mode, time jumps from event to event
 	wake   chan struct{}
+
+	pendingTimers []func() // expired guest timers, run outside the lock
 }
 
 // NewMachine makes an empty machine whose random streams derive from seed.

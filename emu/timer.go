@@ -1,0 +1,64 @@
+package emu
+
+// GuestTimer is a guest kernel timer (hrtimer/timer_list on the emulated CPU's
+// architected timer). It fires in virtual time like any hardware event, but its
+// callback is guest code, so it runs outside the machine lock, from the run loop,
+// like an interrupt handler.
+type GuestTimer struct {
+	m  *Machine
+	ev *Event
+	fn func()
+}
+
+// GuestAfterFunc arms a guest timer that calls fn after d of virtual time.
+// Safe to call from guest code (it takes the machine lock).
+func (m *Machine) GuestAfterFunc(d Time, fn func()) *GuestTimer {
+	t := &GuestTimer{m: m, fn: fn}
+	m.Lock()
+	t.arm(d)
+	m.Unlock()
+	return t
+}
+
+func (t *GuestTimer) arm(d Time) {
+	t.ev = t.m.After(d, func() {
+		t.m.pendingTimers = append(t.m.pendingTimers, t.fn)
+		t.m.kick()
+	})
+}
+
+// Stop cancels the timer; it reports whether the timer was still pending.
+func (t *GuestTimer) Stop() bool {
+	t.m.mu.Lock()
+	defer t.m.mu.Unlock()
+	was := t.ev.Pending()
+	t.m.Cancel(t.ev)
+	return was
+}
+
+// Reset re-arms the timer to fire d from now.
+func (t *GuestTimer) Reset(d Time) {
+	t.m.Lock()
+	defer t.m.Unlock()
+	t.m.Cancel(t.ev)
+	t.arm(d)
+}
+
+// Pending reports whether the timer is armed.
+func (t *GuestTimer) Pending() bool {
+	t.m.mu.Lock()
+	defer t.m.mu.Unlock()
+	return t.ev.Pending()
+}
+
+// runGuestTimers runs expired guest timer callbacks outside the lock.
+func (m *Machine) runGuestTimers() bool {
+	m.mu.Lock()
+	fns := m.pendingTimers
+	m.pendingTimers = nil
+	m.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+	return len(fns) > 0
+}
