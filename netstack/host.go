@@ -1,0 +1,251 @@
+package netstack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+	"gvisor.dev/gvisor/pkg/tcpip/adapters/gonet"
+	"gvisor.dev/gvisor/pkg/tcpip/network/arp"
+	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
+	"gvisor.dev/gvisor/pkg/tcpip/stack"
+	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
+	"gvisor.dev/gvisor/pkg/waiter"
+)
+
+// HostConfig describes one TCP/IP host: the board or the PC.
+type HostConfig struct {
+	Name   string
+	Addr   netip.Prefix // e.g. 198.18.0.2/24
+	MAC    tcpip.LinkAddress
+	MTU    uint32 // IP MTU, 1500
+	CC     string // "cubic" or "reno"
+	Clock  tcpip.Clock
+	NIC    FrameNIC
+	Seeded int64 // seed for the stack's random source (ports, ISNs)
+}
+
+// Host is a gVisor stack with one Ethernet NIC.
+type Host struct {
+	Name  string
+	Stack *stack.Stack
+	EP    *Endpoint
+	addr  netip.Prefix
+}
+
+// CongestionControls lists the algorithms a host accepts.
+var CongestionControls = []string{"cubic", "reno"}
+
+// NewHost builds the stack: ARP, IPv4, TCP with SACK and the chosen congestion control.
+func NewHost(cfg HostConfig) (*Host, error) {
+	if !cfg.Addr.Addr().Is4() {
+		return nil, fmt.Errorf("host %s: address %v is not IPv4", cfg.Name, cfg.Addr)
+	}
+	if cfg.MTU == 0 {
+		cfg.MTU = 1500
+	}
+	if cfg.CC == "" {
+		cfg.CC = "cubic"
+	}
+	okCC := false
+	for _, c := range CongestionControls {
+		okCC = okCC || c == cfg.CC
+	}
+	if !okCC {
+		return nil, fmt.Errorf("host %s: congestion control %q not one of %v", cfg.Name, cfg.CC, CongestionControls)
+	}
+	s := stack.New(stack.Options{
+		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol},
+		TransportProtocols: []stack.TransportProtocolFactory{tcp.NewProtocol},
+		Clock:              cfg.Clock,
+		RandSource:         newLockedSource(cfg.Seeded),
+	})
+	sack := tcpip.TCPSACKEnabled(true)
+	if err := s.SetTransportProtocolOption(tcp.ProtocolNumber, &sack); err != nil {
+		return nil, fmt.Errorf("host %s: enable SACK: %s", cfg.Name, err)
+	}
+	cc := tcpip.CongestionControlOption(cfg.CC)
+	if err := s.SetTransportProtocolOption(tcp.ProtocolNumber, &cc); err != nil {
+		return nil, fmt.Errorf("host %s: congestion control %s: %s", cfg.Name, cfg.CC, err)
+	}
+	// Linux-like socket buffer ranges (net.ipv4.tcp_wmem / tcp_rmem defaults on
+	// a 1 GiB board): 4 KiB min, 16 KiB / 128 KiB default, 4 MiB / 6 MiB max.
+	wmem := tcpip.TCPSendBufferSizeRangeOption{Min: 4096, Default: 16384, Max: 4 << 20}
+	rmem := tcpip.TCPReceiveBufferSizeRangeOption{Min: 4096, Default: 131072, Max: 6 << 20}
+	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &wmem)
+	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &rmem)
+	mod := tcpip.TCPModerateReceiveBufferOption(true)
+	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &mod)
+
+	ep := NewEndpoint(cfg.NIC, cfg.MTU, cfg.MAC)
+	if err := s.CreateNICWithOptions(1, ep, stack.NICOptions{Name: cfg.Name}); err != nil {
+		ep.Close()
+		return nil, fmt.Errorf("host %s: create NIC: %s", cfg.Name, err)
+	}
+	pa := tcpip.ProtocolAddress{
+		Protocol:          ipv4.ProtocolNumber,
+		AddressWithPrefix: tcpip.AddrFromSlice(cfg.Addr.Addr().AsSlice()).WithPrefix(),
+	}
+	pa.AddressWithPrefix.PrefixLen = cfg.Addr.Bits()
+	if err := s.AddProtocolAddress(1, pa, stack.AddressProperties{}); err != nil {
+		return nil, fmt.Errorf("host %s: add address: %s", cfg.Name, err)
+	}
+	subnet := pa.AddressWithPrefix.Subnet()
+	s.SetRouteTable([]tcpip.Route{{Destination: subnet, NIC: 1}})
+	return &Host{Name: cfg.Name, Stack: s, EP: ep, addr: cfg.Addr}, nil
+}
+
+// Addr is the host's IPv4 address.
+func (h *Host) Addr() netip.Addr { return h.addr.Addr() }
+
+// Close shuts the stack and its endpoint down.
+func (h *Host) Close() {
+	h.Stack.Close()
+	h.EP.Close()
+	h.Stack.Wait()
+}
+
+// Conn is a TCP connection on a gVisor host that can report its TCP statistics.
+type Conn struct {
+	*gonet.TCPConn
+	ep tcpip.Endpoint
+}
+
+// Retransmits is the number of segments this connection retransmitted.
+func (c *Conn) Retransmits() uint64 {
+	if st, ok := c.ep.Stats().(*tcp.Stats); ok {
+		return st.SendErrors.Retransmits.Value()
+	}
+	return 0
+}
+
+// Info reports the sender-side TCP state (cwnd in segments, smoothed RTT).
+func (c *Conn) Info() tcpip.TCPInfoOption {
+	var info tcpip.TCPInfoOption
+	_ = c.ep.GetSockOpt(&info)
+	return info
+}
+
+func parseHostPort(addr string) (tcpip.FullAddress, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return tcpip.FullAddress{}, fmt.Errorf("address %q: %w", addr, err)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || !ip.Is4() {
+		return tcpip.FullAddress{}, fmt.Errorf("address %q: not an IPv4 address", addr)
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return tcpip.FullAddress{}, fmt.Errorf("address %q: bad port", addr)
+	}
+	return tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFromSlice(ip.AsSlice()), Port: uint16(p)}, nil
+}
+
+// Dial opens a TCP connection to addr ("198.18.0.1:5201") from the host.
+func (h *Host) Dial(ctx context.Context, addr string) (net.Conn, error) {
+	return h.DialFrom(ctx, 0, addr)
+}
+
+// DialFrom is Dial with a fixed local port (iperf3's --cport); 0 picks one.
+func (h *Host) DialFrom(ctx context.Context, localPort uint16, addr string) (net.Conn, error) {
+	remote, err := parseHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	var wq waiter.Queue
+	ep, terr := h.Stack.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, &wq)
+	if terr != nil {
+		return nil, fmt.Errorf("dial %s: %s", addr, terr)
+	}
+	if localPort != 0 {
+		if terr := ep.Bind(tcpip.FullAddress{NIC: 1, Port: localPort}); terr != nil {
+			ep.Close()
+			return nil, fmt.Errorf("dial %s: bind port %d: %s", addr, localPort, terr)
+		}
+	}
+	entry, notify := waiter.NewChannelEntry(waiter.WritableEvents)
+	wq.EventRegister(&entry)
+	defer wq.EventUnregister(&entry)
+	terr = ep.Connect(remote)
+	if _, started := terr.(*tcpip.ErrConnectStarted); started {
+		select {
+		case <-ctx.Done():
+			ep.Close()
+			return nil, fmt.Errorf("dial %s: %w", addr, ctx.Err())
+		case <-notify:
+		}
+		terr = ep.LastError()
+	}
+	if terr != nil {
+		ep.Close()
+		return nil, fmt.Errorf("dial %s: %s", addr, terr)
+	}
+	return &Conn{TCPConn: gonet.NewTCPConn(&wq, ep), ep: ep}, nil
+}
+
+// Listener accepts TCP connections on a gVisor host.
+type Listener struct {
+	ep     tcpip.Endpoint
+	wq     *waiter.Queue
+	addr   net.Addr
+	closed chan struct{}
+	once   sync.Once
+}
+
+// Listen opens a TCP listener on the host's address and port.
+func (h *Host) Listen(port uint16) (*Listener, error) {
+	var wq waiter.Queue
+	ep, terr := h.Stack.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, &wq)
+	if terr != nil {
+		return nil, fmt.Errorf("listen :%d: %s", port, terr)
+	}
+	if terr := ep.Bind(tcpip.FullAddress{NIC: 1, Port: port}); terr != nil {
+		ep.Close()
+		return nil, fmt.Errorf("listen :%d: %s", port, terr)
+	}
+	if terr := ep.Listen(128); terr != nil {
+		ep.Close()
+		return nil, fmt.Errorf("listen :%d: %s", port, terr)
+	}
+	return &Listener{ep: ep, wq: &wq, closed: make(chan struct{}),
+		addr: &net.TCPAddr{IP: h.addr.Addr().AsSlice(), Port: int(port)}}, nil
+}
+
+// Accept implements net.Listener; the conns are *Conn.
+func (l *Listener) Accept() (net.Conn, error) {
+	entry, notify := waiter.NewChannelEntry(waiter.ReadableEvents)
+	l.wq.EventRegister(&entry)
+	defer l.wq.EventUnregister(&entry)
+	for {
+		nep, nwq, terr := l.ep.Accept(nil)
+		if terr == nil {
+			return &Conn{TCPConn: gonet.NewTCPConn(nwq, nep), ep: nep}, nil
+		}
+		if _, would := terr.(*tcpip.ErrWouldBlock); !would {
+			return nil, fmt.Errorf("accept: %s", terr)
+		}
+		select {
+		case <-notify:
+		case <-l.closed:
+			return nil, net.ErrClosed
+		}
+	}
+}
+
+// Close implements net.Listener.
+func (l *Listener) Close() error {
+	l.once.Do(func() { close(l.closed); l.ep.Close() })
+	return nil
+}
+
+// Addr implements net.Listener.
+func (l *Listener) Addr() net.Addr { return l.addr }
+
+// ErrNotGvisor is returned when TCP statistics are asked of a foreign conn.
+var ErrNotGvisor = errors.New("not a gVisor connection")

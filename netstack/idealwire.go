@@ -1,0 +1,63 @@
+package netstack
+
+import (
+	"mesonemu/emu"
+)
+
+// IdealWire joins two FrameNICs with a perfect full-duplex Ethernet cable: frames
+// are serialised at the line rate in virtual time (preamble, SFD, FCS and the
+// inter-frame gap counted) and arrive after a fixed latency, never corrupted.
+// It is the reference the emulated path is measured against.
+type IdealWire struct {
+	A, B *IdealPort
+}
+
+// IdealPort is one end of an IdealWire.
+type IdealPort struct {
+	m        *emu.Machine
+	peer     *IdealPort
+	rateMbps int64
+	latency  emu.Time
+	lineFree emu.Time
+	slots    chan struct{} // TX ring: frames on their way
+	recv     func([]byte)
+	sent     uint64
+}
+
+// NewIdealWire makes a cable at rateMbps with a one-way latency; each end holds
+// up to ring frames in flight before Transmit blocks, like a NIC's TX ring.
+func NewIdealWire(m *emu.Machine, rateMbps int, latency emu.Time, ring int) *IdealWire {
+	mk := func() *IdealPort {
+		return &IdealPort{m: m, rateMbps: int64(rateMbps), latency: latency, slots: make(chan struct{}, ring)}
+	}
+	w := &IdealWire{A: mk(), B: mk()}
+	w.A.peer, w.B.peer = w.B, w.A
+	return w
+}
+
+// Transmit implements FrameNIC.
+func (p *IdealPort) Transmit(frame []byte) error {
+	p.slots <- struct{}{}
+	buf := append([]byte(nil), frame...)
+	p.m.Lock()
+	start := max(p.m.Now(), p.lineFree)
+	// 8 bytes preamble+SFD, 4 bytes FCS, 12 bytes gap; short frames are padded to 60.
+	n := int64(max(len(buf), 60) + 8 + 4 + 12)
+	p.lineFree = start + emu.Time(n*8*1000/p.rateMbps)
+	p.sent++
+	p.m.At(p.lineFree+p.latency, func() {
+		<-p.slots
+		if r := p.peer.recv; r != nil {
+			r(buf)
+		}
+	})
+	p.m.Unlock()
+	return nil
+}
+
+// SetReceiver implements FrameNIC.
+func (p *IdealPort) SetReceiver(fn func([]byte)) {
+	p.m.Lock()
+	p.recv = fn
+	p.m.Unlock()
+}
