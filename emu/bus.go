@@ -35,7 +35,7 @@ func (e *BusError) Error() string {
 	if e.Write {
 		dir = "write to"
 	}
-	return fmt.Sprintf("bus error: %s %#08x: %s", dir, e.Addr, e.Why)
+	return fmt.Sprintf("bus error: %s 0x%08x: %s", dir, e.Addr, e.Why)
 }
 
 type mapping struct {
@@ -119,7 +119,7 @@ func (b *Bus) traceAccess(dir byte, addr uint32, mp mapping, v uint32) {
 	if n, ok := mp.dev.(RegNamer); ok {
 		name = n.RegName(addr - mp.base)
 	}
-	fmt.Fprintf(b.trace, "%c %#08x %s.%s = %#08x\n", dir, addr, mp.dev.Name(), name, v)
+	fmt.Fprintf(b.trace, "%c 0x%08x %s.%s = 0x%08x\n", dir, addr, mp.dev.Name(), name, v)
 }
 
 // Read32 is a guest 32-bit load from a device register or RAM.

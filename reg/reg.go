@@ -278,7 +278,7 @@ func (f *File) RegName(off uint32) string {
 // highest bits first, as `mesonemu regs` prints it.
 func Format(r *Register, v uint32) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s = %#010x\n", r.Name, v)
+	fmt.Fprintf(&b, "%s = 0x%08x\n", r.Name, v)
 	for i := len(r.Fields) - 1; i >= 0; i-- {
 		f := r.Fields[i]
 		bits := fmt.Sprintf("[%d]", f.Lo)
