@@ -1,0 +1,80 @@
+package soc
+
+import (
+	"fmt"
+	"strings"
+
+	"mesonemu/reg"
+)
+
+// RegValue is one register with its absolute address and current value.
+type RegValue struct {
+	Device string // bus name of the block: "hhi" or "prg_eth0"
+	Addr   uint32
+	Reg    *reg.Register
+	Value  uint32
+}
+
+// Format renders the register with every field decoded (reg.Format), headed by its
+// address.
+func (r RegValue) Format() string {
+	return fmt.Sprintf("0x%08x %s.", r.Addr, r.Device) + reg.Format(r.Reg, r.Value)
+}
+
+// Registers lists every declared HHI and glue register with its current value, HHI
+// first, in table order.
+func (s *SoC) Registers() []RegValue {
+	var out []RegValue
+	add := func(dev string, base uint32, f *reg.File) {
+		b := f.Block()
+		for i := range b.Registers {
+			r := &b.Registers[i]
+			out = append(out, RegValue{Device: dev, Addr: base + r.Offset, Reg: r, Value: f.Get(r.Offset)})
+		}
+	}
+	add(s.hhi.Name(), s.addrs.HHIBase, s.hhi.Regs())
+	add(s.glue.Name(), s.addrs.PRGEthBase, s.glue.Regs())
+	return out
+}
+
+// Register finds one register by its table name ("PRG_ETH0", "HHI_MPLL_CNTL9").
+func (s *SoC) Register(name string) (RegValue, bool) {
+	for _, r := range s.Registers() {
+		if r.Reg.Name == name {
+			return r, true
+		}
+	}
+	return RegValue{}, false
+}
+
+// FormatRegisters decodes the named registers (all of them when names is empty),
+// field by field, followed by the TX clock and the delays they produce: the body
+// of `mesonemu regs`. Unknown names are an error listing the valid ones.
+func (s *SoC) FormatRegisters(names ...string) (string, error) {
+	all := s.Registers()
+	var pick []RegValue
+	if len(names) == 0 {
+		pick = all
+	}
+	for _, n := range names {
+		r, ok := s.Register(n)
+		if !ok {
+			valid := make([]string, len(all))
+			for i, v := range all {
+				valid[i] = v.Reg.Name
+			}
+			return "", fmt.Errorf("unknown register %q (valid: %s)", n, strings.Join(valid, ", "))
+		}
+		pick = append(pick, r)
+	}
+	var b strings.Builder
+	for _, r := range pick {
+		b.WriteString(r.Format())
+	}
+	h := s.hhi
+	fmt.Fprintf(&b, "fixed_pll %.3f Hz, fclk_div2 %.3f Hz, mpll2 %.3f Hz\n", h.FixedPLLHz(), h.FclkDiv2Hz(), h.MPLL2Hz())
+	fmt.Fprintf(&b, "rgmii tx clock: %v\n", s.TXClock())
+	fmt.Fprintf(&b, "mac tx delay (mechanism A): %s\n", s.MACTXDelay().Why)
+	fmt.Fprintf(&b, "mac rx delay: %s\n", s.MACRXDelay().Why)
+	return b.String(), nil
+}
