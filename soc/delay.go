@@ -6,15 +6,15 @@ import (
 )
 
 // Delay is a MAC-side clock-to-data delay with a one-line explanation of how the
-// hardware got there. PS keeps the exact float for the wire model; only the
+// hardware got there. Ps keeps the exact float for the wire model; only the
 // explanation rounds (to whole ps).
 type Delay struct {
-	PS  float64
+	Ps  float64
 	Why string
 }
 
-// RoundedPS is the delay rounded to the nearest picosecond, for display.
-func (d Delay) RoundedPS() int64 { return int64(math.Round(d.PS)) }
+// RoundedPs is the delay rounded to the nearest picosecond, for display.
+func (d Delay) RoundedPs() int64 { return int64(math.Round(d.Ps)) }
 
 func (d Delay) String() string { return d.Why }
 
@@ -35,24 +35,24 @@ func MACTXDelayA(c TXClock, txdly uint32) Delay {
 	if c.SelHz <= 0 || c.Div < 1 {
 		return Delay{0, fmt.Sprintf("TXDLY %d but the m250_sel input (%s) is stopped: no TX clock, delay 0", txdly, c.Parent)}
 	}
-	selPS := 1e12 / c.SelHz
-	quarterPS := selPS * float64(c.Div) / 2 // (2 x Div x sel period) / 4
-	step, cmp := selPS, ">"
+	selPs := 1e12 / c.SelHz
+	quarterPs := selPs * float64(c.Div) / 2 // (2 x Div x sel period) / 4
+	step, cmp := selPs, ">"
 	switch {
 	case c.Div == 2:
 		cmp = "=" // equal by construction; do not let float rounding pick a side
 	case c.Div > 2:
-		step, cmp = quarterPS, "<"
+		step, cmp = quarterPs, "<"
 	}
 	d := float64(txdly) * step
 	return Delay{d, fmt.Sprintf("TXDLY %d x step %.0f ps (m250_sel %.4f MHz period %.0f ps %s TX/4 %.0f ps) = %.0f ps",
-		txdly, step, c.SelHz/1e6, selPS, cmp, quarterPS, d)}
+		txdly, step, c.SelHz/1e6, selPs, cmp, quarterPs, d)}
 }
 
 // MACTXDelayB is the alternative mechanism B (rgmii-timing.md §6, not the default):
 // a both-edge phase generator on the m250_div output. Delay =
 // floor(txdly/2) x P + (txdly mod 2) x H, P = period of the m250_div output, H its high
-// time: P/2 for even Div; for Div 1 the raw input's high time (c.SelHighPS: one MPLL
+// time: P/2 for even Div; for Div 1 the raw input's high time (c.SelHighPs: one MPLL
 // input period for MPLL2, UNCONFIRMED; P/2 for fclk_div2); floor(Div/2) input
 // periods for odd Div >= 3 (assumption of the reference).
 func MACTXDelayB(c TXClock, txdly uint32) Delay {
@@ -63,26 +63,26 @@ func MACTXDelayB(c TXClock, txdly uint32) Delay {
 	if c.SelHz <= 0 || c.Div < 1 {
 		return Delay{0, fmt.Sprintf("TXDLY %d but the m250_sel input (%s) is stopped: no TX clock, delay 0", txdly, c.Parent)}
 	}
-	selPS := 1e12 / c.SelHz
-	periodPS := selPS * float64(c.Div)
-	var highPS float64
+	selPs := 1e12 / c.SelHz
+	periodPs := selPs * float64(c.Div)
+	var highPs float64
 	var how string
 	switch {
 	case c.Div%2 == 0:
-		highPS, how = periodPS/2, "50 % duty"
+		highPs, how = periodPs/2, "50 % duty"
 	case c.Div == 1:
-		highPS, how = c.SelHighPS, "raw "+c.Parent+" high time"
+		highPs, how = c.SelHighPs, "raw "+c.Parent+" high time"
 	default:
-		highPS, how = float64(c.Div/2)*selPS, fmt.Sprintf("%d input periods", c.Div/2)
+		highPs, how = float64(c.Div/2)*selPs, fmt.Sprintf("%d input periods", c.Div/2)
 	}
 	full, half := txdly/2, txdly%2
-	d := float64(full)*periodPS + float64(half)*highPS
+	d := float64(full)*periodPs + float64(half)*highPs
 	return Delay{d, fmt.Sprintf("TXDLY %d: %d x P %.0f ps + %d x H %.0f ps (m250_div output %.4f MHz, H = %s) = %.0f ps",
-		txdly, full, periodPS, half, highPS, c.DivOutHz/1e6, how, d)}
+		txdly, full, periodPs, half, highPs, c.DivOutHz/1e6, how, d)}
 }
 
-// MACRXDelayPS is the RX delay the glue's timing-adjust logic adds in the "2 ns" setting.
-const MACRXDelayPS = 2000
+// MACRXDelayPs is the RX delay the glue's timing-adjust logic adds in the "2 ns" setting.
+const MACRXDelayPs = 2000
 
 // MACRXDelay is the MAC-side RX delay: adj_enable and adj_setup both set is the
 // "2 ns RX delay" setting of the v5.8 binding (amlogic,rx-delay-ns = 2 writes exactly
@@ -91,7 +91,7 @@ const MACRXDelayPS = 2000
 // not modelled.
 func MACRXDelay(adjEnable, adjSetup bool) Delay {
 	if adjEnable && adjSetup {
-		return Delay{MACRXDelayPS, "adj_enable + adj_setup: the \"2 ns\" RX timing adjustment = 2000 ps"}
+		return Delay{MACRXDelayPs, "adj_enable + adj_setup: the \"2 ns\" RX timing adjustment = 2000 ps"}
 	}
 	return Delay{0, fmt.Sprintf("adj_enable %d adj_setup %d: RX pins sampled directly = 0 ps", b2i(adjEnable), b2i(adjSetup))}
 }

@@ -78,8 +78,8 @@ func TestMACTXDelayA(t *testing.T) {
 		name        string
 		kind        Kind
 		mpll2, eth0 uint32
-		wantPS      int64
-		exactPS     float64
+		wantPs      int64
+		exactPs     float64
 	}{
 		{"pre-fix TXDLY 2 (DT 4 ns)", Meson8b, preFixMPLL2, prg(0, 2, 1, true, true), 8000, 2e12 / mpll2PreFixHz},
 		{"pre-fix TXDLY 1 (DT 2 ns)", Meson8b, preFixMPLL2, prg(0, 1, 1, true, true), 4000, 1e12 / mpll2PreFixHz},
@@ -95,8 +95,8 @@ func TestMACTXDelayA(t *testing.T) {
 	for _, tt := range tests {
 		h, g := chip(t, tt.kind, tt.mpll2, tt.eth0)
 		d := MACTXDelayA(ComputeTXClock(h, g), g.TXDLY())
-		if d.RoundedPS() != tt.wantPS || math.Abs(d.PS-tt.exactPS) > 1e-6 {
-			t.Errorf("%s: %v ps (%s), want %d ps (exact %.6f)", tt.name, d.PS, d.Why, tt.wantPS, tt.exactPS)
+		if d.RoundedPs() != tt.wantPs || math.Abs(d.Ps-tt.exactPs) > 1e-6 {
+			t.Errorf("%s: %v ps (%s), want %d ps (exact %.6f)", tt.name, d.Ps, d.Why, tt.wantPs, tt.exactPs)
 		}
 	}
 }
@@ -129,7 +129,7 @@ func TestMACTXDelayB(t *testing.T) {
 		name        string
 		kind        Kind
 		mpll2, eth0 uint32
-		wantPS      float64
+		wantPs      float64
 	}{
 		{"pre-fix TXDLY 1", Meson8b, preFixMPLL2, prg(0, 1, 1, true, true), pulse},
 		{"pre-fix TXDLY 2", Meson8b, preFixMPLL2, prg(0, 2, 1, true, true), 1e12 / mpll2PreFixHz},
@@ -144,11 +144,11 @@ func TestMACTXDelayB(t *testing.T) {
 	for _, tt := range tests {
 		h, g := chip(t, tt.kind, tt.mpll2, tt.eth0)
 		d := MACTXDelayB(ComputeTXClock(h, g), g.TXDLY())
-		if math.Abs(d.PS-tt.wantPS) > 1e-6 {
-			t.Errorf("%s: %.6f ps (%s), want %.6f", tt.name, d.PS, d.Why, tt.wantPS)
+		if math.Abs(d.Ps-tt.wantPs) > 1e-6 {
+			t.Errorf("%s: %.6f ps (%s), want %.6f", tt.name, d.Ps, d.Why, tt.wantPs)
 		}
 	}
-	if got := MACTXDelayB(TXClock{}, 1).PS; got != 0 {
+	if got := MACTXDelayB(TXClock{}, 1).Ps; got != 0 {
 		t.Errorf("stopped clock: %v ps", got)
 	}
 }
@@ -166,8 +166,8 @@ func TestMACRXDelay(t *testing.T) {
 	for _, tt := range tests {
 		g, _ := NewGlue(Meson8b, nil)
 		g.WriteReg(PRGEth0Off, tt.eth0)
-		if got := MACRXDelay(g.RXAdjust()); got.PS != tt.want {
-			t.Errorf("PRG_ETH0 %#x: RX delay %v (%s), want %v", tt.eth0, got.PS, got.Why, tt.want)
+		if got := MACRXDelay(g.RXAdjust()); got.Ps != tt.want {
+			t.Errorf("PRG_ETH0 %#x: RX delay %v (%s), want %v", tt.eth0, got.Ps, got.Why, tt.want)
 		}
 	}
 }
@@ -175,7 +175,7 @@ func TestMACRXDelay(t *testing.T) {
 // TXDLY is a 2-bit field: the free function masks larger values as the register would.
 func TestMACTXDelayMasksTXDLY(t *testing.T) {
 	c := TXClock{Parent: ParentFclkDiv2, SelHz: 1e9, Div: 4}
-	if got := MACTXDelayA(c, 5).PS; got != 2000 {
+	if got := MACTXDelayA(c, 5).Ps; got != 2000 {
 		t.Errorf("txdly 5 (masked to 1) = %v ps, want 2000", got)
 	}
 }

@@ -119,9 +119,9 @@ func (h *HHI) MPLL2Hz() float64 {
 	return h.MPLL2DivHz()
 }
 
-// mpllPulsePS is the high time of MPLL2's raw output as mechanism B assumes it: one
+// mpllPulsePs is the high time of MPLL2's raw output as mechanism B assumes it: one
 // period of the MPLL's input clock (rgmii-timing.md §6.1, UNCONFIRMED).
-func (h *HHI) mpllPulsePS() float64 {
+func (h *HHI) mpllPulsePs() float64 {
 	p := h.MPLLParentHz()
 	if p <= 0 {
 		return 0

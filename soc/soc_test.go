@@ -150,7 +150,7 @@ func TestOnChange(t *testing.T) {
 	}
 	// What the listener sees is the new configuration.
 	var seen int64
-	s.OnChange(func() { seen = s.MACTXDelay().RoundedPS() })
+	s.OnChange(func() { seen = s.MACTXDelay().RoundedPs() })
 	_ = bus.Write32(PRGEth0, 0x7541)
 	if seen != 8000 {
 		t.Errorf("listener saw %d ps after switching to TXDLY 2 at MPLL2 250 MHz div 2, want 8000", seen)
@@ -174,10 +174,10 @@ func TestSoCDefaults(t *testing.T) {
 		if !near(c.TXHz, tt.txHz) || c.Parent != tt.parent || !c.Enabled {
 			t.Errorf("%v: boot TX clock %v", tt.kind, c)
 		}
-		if got := s.MACTXDelay().RoundedPS(); got != tt.tx {
+		if got := s.MACTXDelay().RoundedPs(); got != tt.tx {
 			t.Errorf("%v: boot TX delay %d ps", tt.kind, got)
 		}
-		if got := s.MACRXDelay().RoundedPS(); got != tt.rx {
+		if got := s.MACRXDelay().RoundedPs(); got != tt.rx {
 			t.Errorf("%v: boot RX delay %d ps", tt.kind, got)
 		}
 		if s.MACIRQ().Name() != tt.macIRQ || s.RAM().Size() != DefaultRAMSize || s.RAM().Base() != RAMBase {

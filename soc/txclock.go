@@ -16,10 +16,10 @@ type TXClock struct {
 	Parent string
 	// SelHz is the m250_sel output (the selected input; 0 when that input is gated).
 	SelHz float64
-	// SelHighPS is the high time of the m250_sel output in ps: one period of the
+	// SelHighPs is the high time of the m250_sel output in ps: one period of the
 	// MPLL's input for MPLL2 (a pulse, UNCONFIRMED), half a period for fclk_div2
 	// (a /2 divider has 50 % duty). Only mechanism B uses it.
-	SelHighPS float64
+	SelHighPs float64
 	// Div is the effective m250_div divisor: the register value, 0 meaning bypass (1).
 	Div int
 	// DivOutHz is SelHz / Div.
@@ -64,13 +64,13 @@ func ComputeTXClock(h *HHI, g *Glue) TXClock {
 		c.Parent = ParentFclkDiv2
 		c.SelHz = h.FclkDiv2Hz()
 		if c.SelHz > 0 {
-			c.SelHighPS = 0.5e12 / c.SelHz
+			c.SelHighPs = 0.5e12 / c.SelHz
 		}
 	} else {
 		c.Parent = ParentMPLL2
 		c.SelHz = h.MPLL2Hz()
 		if c.SelHz > 0 {
-			c.SelHighPS = h.mpllPulsePS()
+			c.SelHighPs = h.mpllPulsePs()
 		}
 	}
 	c.Div = int(fldM250Div.Get(v))
