@@ -1,0 +1,270 @@
+// Package phy models the Realtek RTL8211F gigabit PHY of the Odroid-C1 as the
+// MAC's MDIO master and the RGMII wire see it: the Clause-22 and paged
+// extended registers, autonegotiation against a configurable link partner,
+// latched-low link status, the link-change interrupt, and the internal RGMII
+// delays whose bits the wire model reads.
+//
+// Every method runs with the machine lock held (ReadMII/WriteMII are called by
+// the MDIO bus from the MAC model; SetCable and the outputs by the assembly),
+// except New, which takes the lock itself.
+package phy
+
+import (
+	"mesonemu/emu"
+	"mesonemu/mdio"
+	"mesonemu/reg"
+)
+
+// LinkState is the media link as the wire and the MAC see it.
+type LinkState struct {
+	Up         bool
+	Speed      int // 1000, 100 or 10 Mbit/s; 0 while down
+	FullDuplex bool
+}
+
+// RTL8211F is one PHY instance. It implements mdio.Device.
+type RTL8211F struct {
+	m   *emu.Machine
+	cfg Config
+
+	base  *reg.File
+	pages map[uint16]*reg.File
+
+	cable      bool      // a cable with a live partner is attached
+	media      LinkState // the link on the cable (BMSR reports it, latched)
+	latchedLow bool      // link dropped since BMSR was last read
+	resetting  bool      // BMCR.RESET in progress: writes are ignored
+
+	pending *emu.Event // the one scheduled link event (AN, forced link, reset end)
+
+	onChange func()
+	last     outputs
+}
+
+// outputs is what the assembly reconfigures the wire from.
+type outputs struct {
+	link   LinkState
+	tx, rx bool
+}
+
+var _ mdio.Device = (*RTL8211F)(nil)
+
+// New powers a PHY on: registers at their power-on values with the delay bits
+// from the straps and, with a cable and AN enabled by default, negotiation
+// running. Call it without the machine lock (it schedules the first event).
+func New(m *emu.Machine, cfg Config) (*RTL8211F, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	p := &RTL8211F{m: m, cfg: cfg.withDefaults(), base: reg.NewFile(&baseBlock), pages: map[uint16]*reg.File{}}
+	for page, b := range pageBlocks {
+		p.pages[page] = reg.NewFile(b)
+	}
+	p.cable = !cfg.CableUnplugged
+	m.Lock()
+	defer m.Unlock()
+	p.applyStraps()
+	p.startLink()
+	p.last = p.outputs()
+	return p, nil
+}
+
+// Name names the device in traces.
+func (p *RTL8211F) Name() string { return "rtl8211f" }
+
+// OnChange registers fn, called (lock held) whenever Link(), TXDelayEnabled() or
+// RXDelayEnabled() changes, so the wire is rebuilt only on change.
+func (p *RTL8211F) OnChange(fn func()) { p.onChange = fn }
+
+// Link is the link as the RGMII side sees it: down while powered down or
+// isolated, whatever the cable does.
+func (p *RTL8211F) Link() LinkState {
+	if !p.media.Up || p.base.Get(off(regBMCR))&(bmcrIsolate|bmcrPowerDown) != 0 {
+		return LinkState{}
+	}
+	return p.media
+}
+
+// TXDelayEnabled reports the internal 2 ns TX delay bit (page 0xd08 reg 0x11 bit 8).
+func (p *RTL8211F) TXDelayEnabled() bool {
+	return p.pages[pageMIICtrl].Get(off(regTXDLY))&txDelayBit != 0
+}
+
+// RXDelayEnabled reports the internal 2 ns RX delay bit (page 0xd08 reg 0x15 bit 3).
+func (p *RTL8211F) RXDelayEnabled() bool {
+	return p.pages[pageMIICtrl].Get(off(regRXDLY))&rxDelayBit != 0
+}
+
+// Page is the current value of the page select register.
+func (p *RTL8211F) Page() uint16 { return uint16(p.base.Get(off(regPAGSR))) }
+
+// ReadMII is a Clause-22 read. Reads have side effects where silicon has them:
+// BMSR releases the latched-low link bit, INSR clears.
+func (p *RTL8211F) ReadMII(r uint8) uint16 {
+	if r >= 32 {
+		return 0
+	}
+	if isBase(r) {
+		v, _ := p.base.Read(off(r))
+		if r == regBMSR {
+			v = uint32(p.bmsr())
+			p.latchedLow = false
+		}
+		return uint16(v)
+	}
+	f := p.pages[p.Page()]
+	if f == nil {
+		return 0
+	}
+	v, _ := f.Read(off(r))
+	if p.Page() == pageStatus && r == regINSR {
+		f.Set(off(regINSR), 0)
+		p.updateIRQ()
+	}
+	return uint16(v)
+}
+
+// WriteMII is a Clause-22 write; read-only bits and unknown registers ignore it.
+func (p *RTL8211F) WriteMII(r uint8, v uint16) {
+	if r >= 32 || p.resetting {
+		return
+	}
+	switch {
+	case r == regBMCR:
+		p.writeBMCR(v)
+	case isBase(r):
+		p.base.GuestWrite(off(r), uint32(v))
+	default:
+		if f := p.pages[p.Page()]; f != nil {
+			f.GuestWrite(off(r), uint32(v))
+			if p.Page() == pageIntr && r == regINER {
+				p.updateIRQ()
+			}
+		}
+	}
+	p.notify()
+}
+
+// isBase reports whether register r ignores the page select.
+func isBase(r uint8) bool { return r <= 0x0f || r == regPAGSR }
+
+// bmsr is the value a BMSR read returns: the stored abilities and AN state
+// with the link bit low if the link is down now or dropped since the last read.
+func (p *RTL8211F) bmsr() uint16 {
+	v := uint16(p.base.Get(off(regBMSR))) &^ bmsrLinkStatus
+	if p.media.Up && !p.latchedLow {
+		v |= bmsrLinkStatus
+	}
+	return v
+}
+
+// applyStraps loads the delay bits from the RXD1/RXD0 straps.
+func (p *RTL8211F) applyStraps() {
+	f := p.pages[pageMIICtrl]
+	setBit(f, regTXDLY, txDelayBit, p.cfg.TXDelayStrap)
+	setBit(f, regRXDLY, rxDelayBit, p.cfg.RXDelayStrap)
+}
+
+// setBit is a hardware-side update of one bit of register r in f.
+func setBit(f *reg.File, r uint8, bit uint32, on bool) {
+	v := f.Get(off(r)) &^ bit
+	if on {
+		v |= bit
+	}
+	f.Set(off(r), v)
+}
+
+// writeBMCR applies a guest BMCR write and starts whatever it implies.
+func (p *RTL8211F) writeBMCR(v uint16) {
+	if v&bmcrReset != 0 {
+		p.softReset()
+		return
+	}
+	old, cur, _ := p.base.GuestWrite(off(regBMCR), uint32(v))
+	anEnabled := cur&bmcrANEnable != 0
+	forcedBits := uint32(bmcrSpeed100 | bmcrSpeed1000 | bmcrFullDplx)
+	switch {
+	case cur&bmcrPowerDown != 0:
+		if old&bmcrPowerDown == 0 {
+			p.stopLink()
+		}
+		setBit(p.base, regBMCR, bmcrANRestart, false)
+	case old&bmcrPowerDown != 0:
+		p.startLink()
+	case anEnabled && (old&bmcrANEnable == 0 || cur&bmcrANRestart != 0):
+		p.startAutoneg()
+	case !anEnabled && (old&bmcrANEnable != 0 || (old^cur)&forcedBits != 0):
+		p.startForced()
+	}
+	if !anEnabled {
+		// IEEE 802.3 22.2.4.1.7: restart has no meaning without AN.
+		setBit(p.base, regBMCR, bmcrANRestart, false)
+	}
+}
+
+// softReset is BMCR.RESET: every register (all pages) back to its power-on
+// value, the delay bits back to the straps, and the link restarted once the
+// reset completes. Which extended registers a soft reset really restores is
+// UNCONFIRMED; Linux programs the delays after resetting, so it cannot tell.
+func (p *RTL8211F) softReset() {
+	p.stopLink()
+	p.base.Reset()
+	for _, f := range p.pages {
+		f.Reset()
+	}
+	p.applyStraps()
+	p.updateIRQ()
+	setBit(p.base, regBMCR, bmcrReset, true)
+	p.resetting = true
+	p.pending = p.m.After(p.cfg.ResetTime, func() {
+		p.pending = nil
+		p.resetting = false
+		setBit(p.base, regBMCR, bmcrReset, false)
+		p.startLink()
+		p.notify()
+	})
+}
+
+// PinReset is the hardware reset pin (GPIOH_4 on the Odroid-C1) pulsed: the
+// same as a soft reset as far as the registers go. Lock held.
+func (p *RTL8211F) PinReset() {
+	p.resetting = false
+	p.softReset()
+	p.notify()
+}
+
+// SetCable plugs the cable in or pulls it. Pulling drops the link (latched low,
+// link-change interrupt); plugging in restarts AN or the forced link. Lock held.
+func (p *RTL8211F) SetCable(connected bool) {
+	if connected == p.cable {
+		return
+	}
+	p.cable = connected
+	if connected {
+		if !p.resetting {
+			p.startLink()
+		}
+	} else {
+		p.linkDown()
+	}
+	p.notify()
+}
+
+// Cable reports whether the cable is plugged in.
+func (p *RTL8211F) Cable() bool { return p.cable }
+
+// notify calls the OnChange hook when an output changed.
+func (p *RTL8211F) notify() {
+	now := p.outputs()
+	if now == p.last {
+		return
+	}
+	p.last = now
+	if p.onChange != nil {
+		p.onChange()
+	}
+}
+
+func (p *RTL8211F) outputs() outputs {
+	return outputs{link: p.Link(), tx: p.TXDelayEnabled(), rx: p.RXDelayEnabled()}
+}
