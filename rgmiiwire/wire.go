@@ -35,9 +35,15 @@ type Result struct {
 // Damaged reports whether the receiver cannot take the frame intact.
 func (r Result) Damaged() bool { return r.FrameDamaged || r.SFDDamaged }
 
+// Changed reports whether any bit on the wire changed, preamble included.
+func (r Result) Changed() bool { return r.FlippedBits > 0 }
+
 // AlignmentError reports whether the receiver sees a framing problem rather than
-// a plain FCS error: a lost SFD or shifted nibbles.
-func (r Result) AlignmentError() bool { return r.SFDDamaged || r.NibbleShifted }
+// a plain FCS error: it cannot find the SFD. A wrong-half phase on every line
+// always destroys the SFD (it becomes 0x?d), so nibble-shifted frames land here;
+// a single skewed line that leaves the SFD intact shows as an FCS error instead,
+// as a receiver could not tell it from a bit error.
+func (r Result) AlignmentError() bool { return r.SFDDamaged }
 
 // Stats are the wire's running totals since it was made.
 type Stats struct {

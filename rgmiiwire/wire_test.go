@@ -178,7 +178,7 @@ func TestCleanTimingNeverTouchesFramesOrTheStream(t *testing.T) {
 	frame := randomFrame(nil, rand.New(rand.NewPCG(3, 3)), 1514)
 	orig := bytes.Clone(frame)
 	for range 1000 {
-		if res := w.Transmit(frame); res != (Result{}) {
+		if res := w.Transmit(frame); res != (Result{}) || res.Changed() {
 			t.Fatalf("post-fix timing changed a frame: %+v", res)
 		}
 	}
@@ -218,7 +218,7 @@ func TestWrongHalfReassociatesNibbles(t *testing.T) {
 	if !bytes.Equal(frame, want) {
 		t.Errorf("wrong-half frame\n got % x\nwant % x", frame, want)
 	}
-	if !res.NibbleShifted || !res.SFDDamaged || !res.FrameDamaged || res.PreambleDamaged || !res.AlignmentError() || res.Misses != 0 {
+	if !res.NibbleShifted || !res.SFDDamaged || !res.FrameDamaged || res.PreambleDamaged || !res.AlignmentError() || !res.Changed() || res.Misses != 0 {
 		t.Errorf("result %+v", res)
 	}
 	// The SFD byte becomes 0xd | lo(frame[0])<<4: never 0xd5.
