@@ -6,7 +6,18 @@
 //
 // Every method runs with the machine lock held (ReadMII/WriteMII are called by
 // the MDIO bus from the MAC model; SetCable and the outputs by the assembly),
-// except New, which takes the lock itself.
+// except New, which takes the lock itself. Changes the guest does not cause
+// (SetCable, PinReset) are best made from a machine event (m.At): the emu
+// core delivers an interrupt raised there at that instant, while one raised
+// from outside an event waits for the next delivery point.
+//
+// Assumptions beyond rtl8211f.md, each also noted where it is made: power-on
+// ANAR 0x01e1, GBCR 0x0300, ESTATUS 0x3000 (1000BASE-T half and full), PHYCR1 0;
+// page select 12 bits wide; no page-0 aliases of the extended registers;
+// unknown bits of the extended registers read 0 and ignore writes; INSR latches
+// only while INER enables the bit; a soft reset restores every page (delays
+// to the straps) and ignores MDIO writes for ResetTime; master/slave resolves
+// to slave; forced 1000 never links; timing in config.go.
 package phy
 
 import (
