@@ -73,8 +73,8 @@ func (r *fakeRig) lock(f func()) {
 // testFrame is a frame of n bytes whose content identifies seq.
 func testFrame(n, seq int) []byte {
 	f := make([]byte, n)
-	copy(f, []byte{0x02, 0, 0, 0, 0, 1})
-	copy(f[6:], testMAC[:])
+	copy(f, testMAC[:]) // to us, so that a MAC's address filter passes it
+	copy(f[6:], []byte{0x02, 0, 0, 0, 0, 2})
 	f[12], f[13] = 0x88, 0xb5 // local experimental EtherType
 	for i := 14; i < n; i++ {
 		f[i] = byte(seq*7 + i)
