@@ -1,0 +1,155 @@
+// Package sim builds one emulated board and boots its guest: the platform
+// (hardware) from the board description, then the guest drivers in Linux's probe
+// order on top of it, with the user's choices (driver variant, TX delay, phy-mode,
+// link speed) applied where they belong: to the device tree and the guest build,
+// never to the hardware models.
+package sim
+
+import (
+	"fmt"
+
+	"mesonemu/boot"
+	"mesonemu/emu"
+	"mesonemu/farend"
+	"mesonemu/phy/driver"
+	"mesonemu/platform"
+	"mesonemu/soc"
+	"mesonemu/soc/board"
+	"mesonemu/soc/dwmacmeson8b"
+	stmmacdrv "mesonemu/stmmac/driver"
+)
+
+// Options are what a user chooses.
+type Options struct {
+	Board  string // board name; "" is board.Default
+	Driver string // "pre-fix" or "fixed"; "" is "fixed"
+	// TxDelayNs overrides the DT's amlogic,tx-delay-ns when non-nil.
+	TxDelayNs *uint32
+	// PhyMode overrides the DT's phy-mode when non-empty.
+	PhyMode string
+	Seed    uint64
+	// Speed limits the far end's advertisement: 0 (no limit), 1000, 100, 10.
+	Speed     int
+	Mechanism platform.Mechanism
+	// TXSkewPs replaces the board's calibrated TX skew (scan).
+	TXSkewPs *float64
+	FarEnd   farend.Config
+	// M250Div overrides the glue variant's divider definition (tests of the fix).
+	M250Div *dwmacmeson8b.DividerDef
+	// PHYDelays chooses the Realtek driver's delay policy (v5.5 default).
+	PHYDelays driver.DelayPolicy
+	Stmmac    func(*stmmacdrv.Config)
+	Log       func(string)
+}
+
+// Sim is one booted board.
+type Sim struct {
+	Opts     Options
+	Board    board.Board
+	HW       *platform.Platform
+	Guest    *boot.Guest
+	DT       boot.DeviceTree
+	LinkTime emu.Time // virtual time at which the link came up
+}
+
+// LinkTimeout bounds how long boot waits for the PHY (autoneg takes ~2 s).
+const LinkTimeout = 10 * emu.Second
+
+var compatibles = map[soc.Kind]string{
+	soc.Meson8b:  "amlogic,meson8b-dwmac",
+	soc.Meson8m2: "amlogic,meson8m2-dwmac",
+	soc.GXBB:     "amlogic,meson-gxbb-dwmac",
+}
+
+// PhyModes lists what --phy-mode accepts.
+var PhyModes = []string{"rgmii", "rgmii-id", "rgmii-rxid", "rgmii-txid"}
+
+// Validate checks the user's choices without building anything.
+func (o Options) Validate() (board.Board, error) {
+	name := o.Board
+	if name == "" {
+		name = board.Default
+	}
+	b, err := board.Lookup(name)
+	if err != nil {
+		return board.Board{}, err
+	}
+	if o.Driver != "" {
+		if _, err := dwmacmeson8b.ParseVariant(o.Driver); err != nil {
+			return board.Board{}, fmt.Errorf("driver %q: want pre-fix or fixed", o.Driver)
+		}
+	}
+	if o.TxDelayNs != nil && *o.TxDelayNs > 7 {
+		return board.Board{}, fmt.Errorf("tx-delay-ns %d: want 0..7 (the binding allows 0, 2, 4, 6)", *o.TxDelayNs)
+	}
+	if o.PhyMode != "" {
+		ok := false
+		for _, m := range PhyModes {
+			ok = ok || m == o.PhyMode
+		}
+		if !ok {
+			return board.Board{}, fmt.Errorf("phy-mode %q: want one of %v", o.PhyMode, PhyModes)
+		}
+	}
+	switch o.Speed {
+	case 0, 10, 100, 1000:
+	default:
+		return board.Board{}, fmt.Errorf("speed %d: want 1000, 100 or 10", o.Speed)
+	}
+	return b, nil
+}
+
+// DeviceTree is the board's DT with the user's overrides.
+func DeviceTree(b board.Board, o Options, ramSize uint32) boot.DeviceTree {
+	dt := boot.DeviceTree{
+		Compatible: compatibles[b.SoC],
+		DWMACBase:  b.SoC.Addrs().DWMAC,
+		PhyMode:    b.DT.PhyMode,
+		TxDelayNs:  b.DT.TXDelayNS,
+		PHYAddr:    int(b.DT.PHYAddr),
+		PHYHasIRQ:  true,
+		MAC:        b.MAC,
+		// The kernel image and its data sit in the first MiB; the rest is the
+		// DMA pool for the rings and buffers.
+		DMAStart: soc.RAMBase + 1<<20,
+		DMASize:  ramSize - 1<<20,
+	}
+	if o.TxDelayNs != nil {
+		dt.TxDelayNs = o.TxDelayNs
+	}
+	if o.PhyMode != "" {
+		dt.PhyMode = o.PhyMode
+	}
+	return dt
+}
+
+// New assembles the board and boots the guest in discrete-event time up to link.
+func New(o Options) (*Sim, error) {
+	b, err := o.Validate()
+	if err != nil {
+		return nil, err
+	}
+	if o.Driver == "" {
+		o.Driver = "fixed"
+	}
+	variant, _ := dwmacmeson8b.ParseVariant(o.Driver)
+	hw, err := platform.New(platform.Options{
+		Board: b, Seed: o.Seed, PartnerMaxSpeed: o.Speed, Mechanism: o.Mechanism,
+		TXSkewPs: o.TXSkewPs, FarEnd: o.FarEnd,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Sim{Opts: o, Board: b, HW: hw, DT: DeviceTree(b, o, hw.SoC.RAM().Size())}
+	s.Guest, err = boot.Boot(boot.Hardware{
+		Bus: hw.M.Bus(), Kernel: hw.M, MACIRQ: hw.SoC.MACIRQ(), PHYIRQ: hw.PHYIRQ,
+	}, s.DT, boot.Options{Variant: variant, M250Div: o.M250Div, PHYDelays: o.PHYDelays, Stmmac: o.Stmmac, Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Guest.WaitLink(LinkTimeout); err != nil {
+		return nil, err
+	}
+	s.LinkTime = hw.M.VirtualNow()
+	return s, nil
+}
