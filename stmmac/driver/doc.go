@@ -18,7 +18,13 @@
 //     CSR7 0x1a061, list bases, MAC address, core init, TE|RE ("Enable the MAC
 //     Rx/Tx" in stmmac_hw_setup), CSR6 RSF then TSF|OSF, MMC setup, RIWT, SR then
 //     ST; then the RX filter (dev_set_rx_mode) and request_irq.
-//   - LinkUp/LinkDown: phylink's mac_config + mac_link_up / mac_link_down.
+//   - LinkUp/LinkDown (SetLink): phylink's mac_config + mac_link_up /
+//     mac_link_down, and the carrier: from Open until the first LinkUp, and after
+//     LinkDown, Xmit returns ErrNoCarrier (Linux's qdisc would drop the packet).
+//   - Xmit: stmmac_xmit for one linear frame; ErrRingFull (NETDEV_TX_BUSY) while
+//     the queue is stopped, which happens when no more than MAX_SKB_FRAGS+1 = 18
+//     descriptors stay free and lasts until TX clean frees more than a quarter of
+//     the ring (TxWake). Transmit is the blocking form for a stack's TX goroutine.
 //   - Interrupt: MAC core status, dwmac_dma_interrupt, stmmac_napi_check, then the
 //     NAPI polls as the softirq on interrupt exit (netdev_budget 300; leftovers
 //     from a zero-delay timer, like ksoftirqd).

@@ -18,6 +18,10 @@ var (
 	ErrClosed = errors.New("stmmac: device not open")
 	// ErrFrameSize is returned for frames outside [MinFrameLen, MaxFrameLen].
 	ErrFrameSize = errors.New("stmmac: frame length out of range")
+	// ErrNoCarrier is returned while the link is down: phylink keeps the carrier off
+	// from Open until the first LinkUp and after LinkDown, and Linux's qdisc then
+	// drops what the stack sends instead of calling the driver.
+	ErrNoCarrier = errors.New("stmmac: no carrier (link down)")
 )
 
 // Driver is the stmmac ring driver for one DWMAC 3.70a with normal descriptors in
@@ -47,6 +51,7 @@ type Driver struct {
 
 	txMu        sync.Mutex
 	open        bool
+	carrier     bool // netif_carrier_ok
 	txCur       int  // next descriptor Xmit fills (cur_tx)
 	txDirty     int  // oldest descriptor not yet cleaned (dirty_tx)
 	txStopped   bool // netif_tx_stop_queue
@@ -209,6 +214,7 @@ func (d *Driver) Open() error {
 	d.irqMu.Unlock()
 	d.txMu.Lock()
 	d.open = true
+	d.carrier = false // phylink_start: netif_carrier_off until the link resolves
 	d.txStopped = false
 	d.txMu.Unlock()
 	// request_irq comes after the DMA is started, as in stmmac_open.

@@ -39,13 +39,38 @@ func (d *Driver) LinkUp(speedMbps int, fullDuplex bool) error {
 	if err := d.macSet(true); err != nil {
 		return fmt.Errorf("stmmac link up: %w", err)
 	}
+	d.setCarrier(true)
 	return nil
 }
 
 // LinkDown is phylink's mac_link_down: stmmac_mac_set(false) clears TE|RE.
 func (d *Driver) LinkDown() error {
+	d.setCarrier(false)
 	if err := d.macSet(false); err != nil {
 		return fmt.Errorf("stmmac link down: %w", err)
 	}
 	return nil
+}
+
+// SetLink is LinkUp or LinkDown, shaped for a PHY driver's link-change callback.
+func (d *Driver) SetLink(up bool, speedMbps int, fullDuplex bool) error {
+	if up {
+		return d.LinkUp(speedMbps, fullDuplex)
+	}
+	return d.LinkDown()
+}
+
+// Carrier reports netif_carrier_ok: open and link up.
+func (d *Driver) Carrier() bool {
+	d.txMu.Lock()
+	defer d.txMu.Unlock()
+	return d.open && d.carrier
+}
+
+// setCarrier is netif_carrier_on/off. A queue that was woken while the carrier was
+// off stays as it is; Xmit checks the carrier first.
+func (d *Driver) setCarrier(on bool) {
+	d.txMu.Lock()
+	d.carrier = on
+	d.txMu.Unlock()
 }

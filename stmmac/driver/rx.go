@@ -7,9 +7,10 @@ const ethFCSLen = 4
 
 // SetReceiver installs the function that gets every good received frame (without
 // FCS). The slice is only valid during the call. The callback runs in the NAPI
-// poll, from the machine's run loop, with no TX lock held: it may call Xmit. nil
-// removes it (frames are then counted and dropped, as by a stack that is not
-// listening).
+// poll, from the machine's run loop, with no TX lock held: it may call Xmit, but it
+// must not block (no Transmit, which may wait for a TX clean that only this same
+// softirq context can run) and must not call Close. nil removes it (frames are
+// then counted as received and dropped, as by a stack that is not listening).
 func (d *Driver) SetReceiver(fn func(frame []byte)) {
 	if fn == nil {
 		d.receiver.Store(nil)

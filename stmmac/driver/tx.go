@@ -27,6 +27,9 @@ func (d *Driver) Xmit(frame []byte) error {
 	if !d.open {
 		return ErrClosed
 	}
+	if !d.carrier {
+		return ErrNoCarrier
+	}
 	if d.txStopped {
 		return ErrRingFull
 	}
@@ -82,7 +85,8 @@ func (d *Driver) Xmit(frame []byte) error {
 }
 
 // Transmit is Xmit that waits while the ring is full, for a network stack's
-// transmit goroutine. It returns ErrClosed once the device is closed.
+// transmit goroutine. It returns ErrClosed once the device is closed and
+// ErrNoCarrier at once while the link is down (the frame is not queued).
 func (d *Driver) Transmit(frame []byte) error {
 	for {
 		err := d.Xmit(frame)
