@@ -1,0 +1,283 @@
+package iperf3
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Mode is the role a command line asks for.
+type Mode int
+
+// The two roles.
+const (
+	ModeClient Mode = iota + 1 // -c host
+	ModeServer                 // -s
+)
+
+// Config is a parsed iperf3 command line. Client or Server holds the options
+// for Mode; the transport, clock, statistics and output fields are left for
+// the caller to fill in. Server.Port is the port to listen on.
+type Config struct {
+	Mode   Mode
+	Client ClientOptions
+	Server ServerOptions
+}
+
+// option describes one iperf3 flag this implementation accepts.
+type option struct {
+	short   byte
+	long    string
+	takes   bool   // needs a value
+	only    Mode   // 0: both roles
+	applies func(*Config, string) error
+}
+
+var options = []option{
+	{'s', "server", false, 0, nil},
+	{'c', "client", true, 0, nil},
+	{'p', "port", true, 0, func(c *Config, v string) error {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 1 || p > 65535 {
+			return fmt.Errorf("bad port number %q", v)
+		}
+		c.Client.Port, c.Server.Port = p, p
+		return nil
+	}},
+	{'i', "interval", true, 0, func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || f < 0 || (f > 0 && (f < 0.1 || f > 60)) {
+			return errors.New(codeText[CodeInterval])
+		}
+		d := time.Duration(math.Round(f * float64(time.Second)))
+		c.Client.Interval, c.Server.Interval = d, d
+		c.Client.NoIntervals, c.Server.NoIntervals = f == 0, f == 0
+		return nil
+	}},
+	{'J', "json", false, 0, func(c *Config, _ string) error {
+		c.Client.JSON, c.Server.JSON = true, true
+		return nil
+	}},
+	{'1', "one-off", false, ModeServer, func(c *Config, _ string) error {
+		c.Server.OneOff = true
+		return nil
+	}},
+	{'t', "time", true, ModeClient, func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxDuration {
+			return errors.New(codeText[CodeDuration])
+		}
+		c.Client.Seconds = n
+		return nil
+	}},
+	{'n', "bytes", true, ModeClient, func(c *Config, v string) error {
+		n, err := parseSize(v)
+		if err != nil {
+			return fmt.Errorf("bad byte count %q: %w", v, err)
+		}
+		c.Client.Bytes = n
+		return nil
+	}},
+	{'P', "parallel", true, ModeClient, func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxStreams {
+			return errors.New(codeText[CodeNumStreams])
+		}
+		c.Client.Parallel = n
+		return nil
+	}},
+	{'R', "reverse", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.Reverse = true
+		return nil
+	}},
+	{'l', "length", true, ModeClient, func(c *Config, v string) error {
+		n, err := parseSize(v)
+		if err != nil || n < 1 || n > maxBlockSize {
+			return errors.New(codeText[CodeBlockSize])
+		}
+		c.Client.BlockSize = int(n)
+		return nil
+	}},
+	{0, "cport", true, ModeClient, func(c *Config, v string) error {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 1 || p > 65535 {
+			return fmt.Errorf("bad port number %q", v)
+		}
+		c.Client.ClientPort = p
+		return nil
+	}},
+	{'O', "omit", true, ModeClient, func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxOmit {
+			return errors.New(codeText[CodeOmit])
+		}
+		c.Client.Omit = n
+		return nil
+	}},
+	{0, "get-server-output", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.GetServerOutput = true
+		return nil
+	}},
+}
+
+// parseSize reads iperf3's "#[KMGT]" sizes (unit_atoi: the suffixes are
+// powers of 1024).
+func parseSize(v string) (uint64, error) {
+	mult := 1.0
+	if v != "" {
+		switch v[len(v)-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		case 't', 'T':
+			mult = 1 << 40
+		}
+		if mult != 1 {
+			v = v[:len(v)-1]
+		}
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, err
+	}
+	n := f * mult
+	if math.IsNaN(n) || n < 0 || n >= math.Exp2(63) {
+		return 0, fmt.Errorf("out of range")
+	}
+	return uint64(n), nil
+}
+
+func findShort(ch byte) *option {
+	for i := range options {
+		if options[i].short == ch && ch != 0 {
+			return &options[i]
+		}
+	}
+	return nil
+}
+
+func findLong(name string) *option {
+	for i := range options {
+		if options[i].long == name {
+			return &options[i]
+		}
+	}
+	return nil
+}
+
+// ParseArgs reads iperf3's own flag spellings: -s, -c host, -p, -t, -n,
+// -i, -P, -R, -l, -J, -O, -1, --cport, --get-server-output and their long
+// forms, with getopt's "-t5", "-sJ" and "--time=5" shapes. Unknown flags
+// make an error that names every one of them. The error texts are iperf3's
+// parameter errors.
+func ParseArgs(args []string) (Config, error) {
+	var cfg Config
+	type use struct {
+		opt  *option
+		name string
+		val  string
+	}
+	var uses []use
+	var unknown []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case strings.HasPrefix(arg, "--") && len(arg) > 2:
+			name, val, hasVal := strings.Cut(arg[2:], "=")
+			opt := findLong(name)
+			if opt == nil {
+				unknown = append(unknown, "--"+name)
+				continue
+			}
+			if opt.takes && !hasVal {
+				if i+1 >= len(args) {
+					return cfg, fmt.Errorf("option --%s requires an argument", name)
+				}
+				i++
+				val = args[i]
+			} else if !opt.takes && hasVal {
+				return cfg, fmt.Errorf("option --%s takes no argument", name)
+			}
+			uses = append(uses, use{opt, "--" + name, val})
+		case strings.HasPrefix(arg, "-") && len(arg) > 1:
+			for j := 1; j < len(arg); j++ {
+				opt := findShort(arg[j])
+				if opt == nil {
+					unknown = append(unknown, "-"+string(arg[j]))
+					continue
+				}
+				name := "-" + string(arg[j])
+				if !opt.takes {
+					uses = append(uses, use{opt, name, ""})
+					continue
+				}
+				val := arg[j+1:]
+				if val == "" {
+					if i+1 >= len(args) {
+						return cfg, fmt.Errorf("option %s requires an argument", name)
+					}
+					i++
+					val = args[i]
+				}
+				uses = append(uses, use{opt, name, val})
+				break
+			}
+		default:
+			return cfg, fmt.Errorf("unexpected argument %q", arg)
+		}
+	}
+	if len(unknown) > 0 {
+		return cfg, fmt.Errorf("unknown option(s): %s", strings.Join(unknown, ", "))
+	}
+
+	server, client := false, false
+	for _, u := range uses {
+		switch u.opt.long {
+		case "server":
+			server = true
+		case "client":
+			client = true
+			cfg.Client.Host = u.val
+		}
+	}
+	switch {
+	case server && client:
+		return cfg, errors.New("cannot be both server and client")
+	case server:
+		cfg.Mode = ModeServer
+	case client:
+		cfg.Mode = ModeClient
+	default:
+		return cfg, errors.New("must either be a client (-c) or server (-s)")
+	}
+	timeSet := false
+	for _, u := range uses {
+		if u.opt.only != 0 && u.opt.only != cfg.Mode {
+			if u.opt.only == ModeClient {
+				return cfg, fmt.Errorf("some option you are trying to set is client only (%s)", u.name)
+			}
+			return cfg, fmt.Errorf("some option you are trying to set is server only (%s)", u.name)
+		}
+		if u.opt.long == "time" {
+			timeSet = true
+		}
+		if u.opt.applies != nil {
+			if err := u.opt.applies(&cfg, u.val); err != nil {
+				return cfg, fmt.Errorf("%s: %w", u.name, err)
+			}
+		}
+	}
+	if cfg.Mode == ModeClient && timeSet && cfg.Client.Bytes > 0 {
+		return cfg, errors.New("only one test end condition (-t, -n, -k) may be specified")
+	}
+	if cfg.Server.Port == 0 {
+		cfg.Client.Port, cfg.Server.Port = DefaultPort, DefaultPort
+	}
+	return cfg, nil
+}

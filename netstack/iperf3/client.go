@@ -1,0 +1,607 @@
+package iperf3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+)
+
+// ClientOptions configures Run. Zero values take iperf3's defaults.
+type ClientOptions struct {
+	Host            string        // -c
+	Port            int           // -p, default 5201
+	Seconds         int           // -t; 0 means 10 unless Bytes is set
+	Bytes           uint64        // -n: stop after this many bytes (whole blocks)
+	Interval        time.Duration // -i; 0 means 1 s
+	NoIntervals     bool          // -i 0: only the final report
+	Parallel        int           // -P, default 1
+	Reverse         bool          // -R: the server sends
+	BlockSize       int           // -l, default 131072
+	ClientPort      int           // --cport: data stream i binds ClientPort+i
+	Omit            int           // -O: seconds measured but left out
+	JSON            bool          // -J
+	GetServerOutput bool          // --get-server-output
+
+	Dial        DialFunc       // default HostDial
+	Clock       tcpip.Clock    // default tcpip.NewStdClock()
+	TCPInfo     TCPInfoFunc    // sender statistics; nil: none
+	Congestion  CongestionFunc // nil: congestion control not reported
+	Output      io.Writer      // text or JSON output; nil: discarded
+	IdleTimeout time.Duration  // default DefaultIdleTimeout
+	Seed        uint64         // cookie and payload randomness; 0: random
+	SystemInfo  string         // JSON system_info; default names Go and the OS
+}
+
+func (o ClientOptions) withDefaults() (ClientOptions, error) {
+	if o.Host == "" {
+		return o, errors.New("iperf3 client: no server host")
+	}
+	if o.Port == 0 {
+		o.Port = DefaultPort
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		return o, fmt.Errorf("iperf3 client: port %d out of range", o.Port)
+	}
+	if o.ClientPort < 0 || o.ClientPort > 65535 {
+		return o, fmt.Errorf("iperf3 client: --cport %d out of range", o.ClientPort)
+	}
+	if o.Seconds == 0 && o.Bytes == 0 {
+		o.Seconds = 10
+	}
+	if o.Seconds < 0 || o.Seconds > maxDuration {
+		return o, fail(CodeDuration, nil)
+	}
+	if o.Parallel == 0 {
+		o.Parallel = 1
+	}
+	if o.Parallel < 1 || o.Parallel > maxStreams {
+		return o, fail(CodeNumStreams, nil)
+	}
+	if o.BlockSize == 0 {
+		o.BlockSize = DefaultBlockSize
+	}
+	if o.BlockSize < 1 || o.BlockSize > maxBlockSize {
+		return o, fail(CodeBlockSize, nil)
+	}
+	if o.Omit < 0 || o.Omit > maxOmit {
+		return o, fail(CodeOmit, nil)
+	}
+	var err error
+	if o.Interval, err = reportInterval(o.Interval, o.NoIntervals); err != nil {
+		return o, err
+	}
+	if o.Dial == nil {
+		o.Dial = HostDial
+	}
+	if o.Clock == nil {
+		o.Clock = tcpip.NewStdClock()
+	}
+	if o.Output == nil {
+		o.Output = io.Discard
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.Seed == 0 {
+		o.Seed = rand.Uint64()
+	}
+	if o.SystemInfo == "" {
+		o.SystemInfo = defaultSystemInfo()
+	}
+	return o, nil
+}
+
+// reportInterval applies iperf3's -i rules: 0 disables, otherwise 0.1-60 s.
+func reportInterval(d time.Duration, off bool) (time.Duration, error) {
+	switch {
+	case off:
+		return 0, nil
+	case d == 0:
+		return time.Second, nil
+	case d < 100*time.Millisecond || d > 60*time.Second:
+		return 0, fail(CodeInterval, nil)
+	}
+	return d, nil
+}
+
+// Run performs one test as an iperf3 3.12 client against the server at
+// opts.Host. Text or JSON output goes to opts.Output while the test runs; the
+// returned Result is the --json document (also on failure, as far as the
+// test got, with Error set). Cancelling ctx aborts the test the way Ctrl-C
+// does: partial results and CLIENT_TERMINATE to the server.
+func Run(ctx context.Context, opts ClientOptions) (*Result, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := newClient(o)
+	err = c.run(ctx)
+	c.cleanup()
+	res := c.s.res
+	if err != nil {
+		res.Error = err.Error()
+	}
+	if o.JSON {
+		if out, merr := res.marshalOutput(); merr == nil {
+			_, _ = o.Output.Write(out)
+		}
+	}
+	return res, err
+}
+
+type clientPhase int
+
+const (
+	phaseConnected  clientPhase = iota // cookie sent
+	phaseParamsSent                    // parameters sent
+	phaseStreams                       // data streams connected
+	phaseStarted                       // TEST_START received
+	phaseRunning                       // TEST_RUNNING received, data flowing
+	phaseEnding                        // waiting for the senders' last blocks
+	phaseEnded                         // TEST_END sent
+	phaseExchanged                     // results exchanged
+)
+
+type client struct {
+	o       ClientOptions
+	s       *session
+	addr    string
+	rng     *rand.Rand
+	cookie  []byte
+	payload []byte
+	phase   clientPhase
+
+	ctrl   net.Conn
+	reader *ctrlReader
+	wd     *watchdog
+	tl     *timeline
+	xfer   *transfer
+
+	sendersDone     <-chan struct{}
+	limitHit        <-chan struct{}
+	sendersFinished bool
+	endAfterOmit    bool
+
+	mu    sync.Mutex // guards conns against the watchdog's closeAll
+	conns []net.Conn
+}
+
+func newClient(o ClientOptions) *client {
+	c := &client{
+		o:    o,
+		addr: net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
+		rng:  rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e31)),
+		tl:   newTimeline(o.Clock),
+	}
+	var out *printer
+	if !o.JSON {
+		out = &printer{w: o.Output}
+	}
+	c.s = &session{
+		role: 'c', clock: o.Clock, out: out,
+		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
+		params: testParams{
+			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, Parallel: o.Parallel,
+			Reverse: o.Reverse, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
+		},
+		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo,
+	}
+	if c.s.sending && o.TCPInfo != nil {
+		c.s.senderHasRetrans = 1
+	}
+	return c
+}
+
+func (c *client) addConn(conn net.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.conns = append(c.conns, conn)
+}
+
+// closeAll closes every connection; safe from any goroutine.
+func (c *client) closeAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, conn := range c.conns {
+		_ = conn.Close()
+	}
+}
+
+func (c *client) cleanup() {
+	if c.wd != nil {
+		c.wd.stop()
+	}
+	c.tl.stop()
+	if c.xfer != nil {
+		c.xfer.stop.Store(true)
+	}
+	c.closeAll()
+	if c.reader != nil {
+		c.reader.close()
+	}
+	if c.xfer != nil {
+		c.xfer.all.Wait()
+	}
+}
+
+// dialContext bounds a dial by the idle timeout on the test clock.
+func (c *client) dialContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	t := c.o.Clock.AfterFunc(c.o.IdleTimeout, cancel)
+	return ctx, func() {
+		t.Stop()
+		cancel()
+	}
+}
+
+func timestamp(t time.Time) Timestamp {
+	return Timestamp{Time: t.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT"), TimeSecs: t.Unix()}
+}
+
+func (c *client) run(ctx context.Context) error {
+	o, s := c.o, c.s
+	c.wd = newWatchdog(o.Clock, o.IdleTimeout, c.closeAll)
+	dctx, cancel := c.dialContext(ctx)
+	ctrl, err := o.Dial(dctx, c.addr)
+	cancel()
+	if err != nil {
+		return fail(CodeConnect, err)
+	}
+	c.ctrl = ctrl
+	c.addConn(ctrl)
+
+	s.res.Start.Timestamp = timestamp(o.Clock.Now())
+	s.res.Start.ConnectingTo = &Endpoint{Host: o.Host, Port: o.Port}
+	s.out.printf("Connecting to host %s, port %d\n", o.Host, o.Port)
+	if o.Reverse {
+		s.out.printf("Reverse mode, remote host %s is sending\n", o.Host)
+	}
+	if o.TCPInfo != nil {
+		if info, ok := o.TCPInfo(ctrl); ok {
+			s.res.Start.TCPMSSDefault = int(info.SndMSS)
+		}
+	}
+	c.cookie = newCookie(c.rng)
+	s.res.Start.Cookie = cookieString(c.cookie)
+	if _, err := ctrl.Write(c.cookie); err != nil {
+		return fail(CodeSendCookie, err)
+	}
+	c.reader = newCtrlReader(ctrl, &c.wd.progress)
+	c.reader.request(readStateByte)
+	return c.loop(ctx)
+}
+
+func (c *client) loop(ctx context.Context) error {
+	var xferErrs <-chan error
+	for {
+		if c.xfer != nil {
+			xferErrs = c.xfer.errs
+		}
+		select {
+		case <-ctx.Done():
+			return c.terminate(ctx.Err())
+		case <-c.wd.fired:
+			return fail(CodeNoMsg, errIdle)
+		case r := <-c.reader.results:
+			done, err := c.onControl(ctx, r)
+			if err != nil || done {
+				return err
+			}
+		case <-c.tl.wake:
+			if err := c.onTimers(); err != nil {
+				return err
+			}
+		case err := <-xferErrs:
+			return err
+		case <-c.limitHit:
+			c.limitHit = nil
+			if err := c.beginEnd(); err != nil {
+				return err
+			}
+		case <-c.sendersDone:
+			c.sendersDone = nil
+			c.sendersFinished = true
+			var err error
+			switch c.phase {
+			case phaseRunning:
+				err = c.beginEnd()
+			case phaseEnding:
+				err = c.finishTest()
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// readFailure maps a failed control read to iperf3's error.
+func (c *client) readFailure(r readResult) error {
+	select {
+	case <-c.wd.fired:
+		return fail(CodeNoMsg, errIdle)
+	default:
+	}
+	if errors.Is(r.err, io.EOF) || errors.Is(r.err, io.ErrUnexpectedEOF) {
+		return fail(CodeCtrlClose, r.err)
+	}
+	if r.kind == readJSONMessage {
+		return fail(CodeRecvResults, r.err)
+	}
+	return fail(CodeCtrlRead, r.err)
+}
+
+func (c *client) onControl(ctx context.Context, r readResult) (done bool, err error) {
+	if r.err != nil {
+		return false, c.readFailure(r)
+	}
+	switch r.kind {
+	case readErrorPayload:
+		return false, &Error{Code: r.code, Remote: true, Errno: r.errno}
+	case readJSONMessage:
+		peer, err := parseResults(r.body)
+		if err != nil {
+			return false, err
+		}
+		if err := c.s.applyPeer(peer); err != nil {
+			return false, fail(CodeRecvResults, err)
+		}
+		c.phase = phaseExchanged
+		c.reader.request(readStateByte)
+		return false, nil
+	}
+	return c.onState(ctx, r.state)
+}
+
+func (c *client) expect(state int8, phase clientPhase) error {
+	if c.phase != phase {
+		return fail(CodeMessage, fmt.Errorf("state %d arrived out of order", state))
+	}
+	return nil
+}
+
+func (c *client) onState(ctx context.Context, state int8) (done bool, err error) {
+	s := c.s
+	switch state {
+	case stateParamExchange:
+		if err := c.expect(state, phaseConnected); err != nil {
+			return false, err
+		}
+		if err := writeJSON(c.ctrl, s.params.wire()); err != nil {
+			return false, fail(CodeSendParams, err)
+		}
+		c.phase = phaseParamsSent
+	case stateCreateStreams:
+		if err := c.expect(state, phaseParamsSent); err != nil {
+			return false, err
+		}
+		if err := c.connectStreams(ctx); err != nil {
+			return false, err
+		}
+		c.phase = phaseStreams
+	case stateTestStart:
+		if err := c.expect(state, phaseStreams); err != nil {
+			return false, err
+		}
+		c.startTimers()
+		c.phase = phaseStarted
+	case stateTestRunning:
+		if err := c.expect(state, phaseStarted); err != nil {
+			return false, err
+		}
+		c.startTransfer()
+		c.phase = phaseRunning
+	case stateExchangeResults:
+		if err := c.expect(state, phaseEnded); err != nil {
+			return false, err
+		}
+		if err := writeJSON(c.ctrl, s.localResults()); err != nil {
+			return false, fail(CodeSendResults, err)
+		}
+		c.reader.request(readJSONMessage)
+		return false, nil
+	case stateDisplayResults:
+		if err := c.expect(state, phaseExchanged); err != nil {
+			return false, err
+		}
+		c.display()
+		if err := writeState(c.ctrl, stateIperfDone); err != nil {
+			return false, fail(CodeSendMessage, err)
+		}
+		return true, nil
+	case stateServerTerminate:
+		c.partialResults()
+		return false, fail(CodeServerTerm, nil)
+	case stateAccessDenied:
+		return false, fail(CodeAccessDenied, nil)
+	case stateServerError:
+		c.reader.request(readErrorPayload)
+		return false, nil
+	default:
+		return false, fail(CodeMessage, fmt.Errorf("state %d", state))
+	}
+	c.reader.request(readStateByte)
+	return false, nil
+}
+
+func (c *client) connectStreams(ctx context.Context) error {
+	o, s := c.o, c.s
+	for i := 0; i < o.Parallel; i++ {
+		dctx := ctx
+		if o.ClientPort > 0 {
+			dctx = WithLocalPort(ctx, o.ClientPort+i)
+		}
+		dctx, cancel := c.dialContext(dctx)
+		conn, err := o.Dial(dctx, c.addr)
+		cancel()
+		if err != nil {
+			return fail(CodeStreamConnect, err)
+		}
+		c.addConn(conn)
+		if _, err := conn.Write(c.cookie); err != nil {
+			return fail(CodeSendCookie, err)
+		}
+		s.addStream(conn, s.sending)
+		if s.congestion == "" && o.Congestion != nil {
+			s.congestion = o.Congestion(conn)
+		}
+	}
+	return nil
+}
+
+// startTimers begins the test clock (iperf3's client timers start at
+// TEST_START; the end comes after duration plus omit).
+func (c *client) startTimers() {
+	s, tl := c.s, c.tl
+	now := s.clock.NowMonotonic()
+	s.startTest(now)
+	if s.params.Time > 0 {
+		tl.set(evEnd, now.Add(time.Duration(s.params.Time+s.params.Omit)*time.Second))
+	}
+	if s.params.Omit > 0 {
+		tl.set(evOmit, now.Add(time.Duration(s.params.Omit)*time.Second))
+	}
+	if s.interval > 0 {
+		tl.set(evTick, now.Add(s.interval))
+	}
+	tl.rearm(now)
+}
+
+func (c *client) startTransfer() {
+	s := c.s
+	limit := uint64(0)
+	if s.params.Num > 0 {
+		limit = s.params.Num
+	}
+	c.xfer = newTransfer(limit, &c.wd.progress, len(s.streams))
+	c.payload = make([]byte, s.params.Len)
+	for i := range c.payload {
+		c.payload[i] = byte(c.rng.Uint32())
+	}
+	c.xfer.start(s.streams, c.payload, s.params.Len)
+	if s.sending {
+		c.sendersDone = c.xfer.sendersDone
+	} else {
+		c.limitHit = c.xfer.limitHit
+	}
+}
+
+func (c *client) onTimers() error {
+	s, tl := c.s, c.tl
+	now := s.clock.NowMonotonic()
+	for {
+		e, ok := tl.next(now)
+		if !ok {
+			break
+		}
+		switch e {
+		case evEnd:
+			tl.stop()
+			return c.beginEnd()
+		case evTick:
+			s.takeStats(now, false)
+			s.reportInterval()
+			next := tl.at[evTick]
+			for !next.After(now) {
+				next = next.Add(s.interval)
+			}
+			tl.set(evTick, next)
+		case evOmit:
+			at := tl.at[evOmit]
+			tl.clear(evOmit)
+			s.endOmit(now)
+			if s.interval > 0 {
+				tl.set(evTick, at.Add(s.interval))
+			}
+			if c.endAfterOmit {
+				tl.stop()
+				return c.beginEnd()
+			}
+		default:
+			tl.clear(e)
+		}
+	}
+	tl.rearm(now)
+	return nil
+}
+
+// beginEnd stops the test once -t elapsed or -n was reached. Like iperf3 it
+// never ends inside the omit period. A sending client lets every stream
+// finish the block it is writing before it takes the final statistics, so
+// the receiver can never count more than the sender reports.
+func (c *client) beginEnd() error {
+	if c.phase != phaseRunning {
+		return nil
+	}
+	if c.s.omitting {
+		c.endAfterOmit = true
+		return nil
+	}
+	c.tl.stop()
+	c.xfer.stop.Store(true)
+	if c.s.sending && !c.sendersFinished {
+		c.phase = phaseEnding
+		return nil
+	}
+	return c.finishTest()
+}
+
+func (c *client) finishTest() error {
+	c.s.takeStats(c.s.clock.NowMonotonic(), true)
+	if err := writeState(c.ctrl, stateTestEnd); err != nil {
+		return fail(CodeSendMessage, err)
+	}
+	c.phase = phaseEnded
+	return nil
+}
+
+// display prints the final interval and the summary (DISPLAY_RESULTS).
+func (c *client) display() {
+	s := c.s
+	s.reportInterval()
+	s.summarize()
+	if c.o.GetServerOutput && s.peer != nil {
+		res := s.res
+		res.ServerOutputJSON = s.peer.ServerOutputJSON
+		if res.ServerOutputJSON == nil {
+			res.ServerOutputText = s.peer.ServerOutputText
+		}
+		if res.ServerOutputJSON != nil {
+			if b, err := indentJSON(res.ServerOutputJSON); err == nil {
+				s.out.printf(reportServerJSONText, b)
+			}
+		} else if res.ServerOutputText != "" {
+			s.out.printf(reportServerOutput, res.ServerOutputText)
+		}
+	}
+	s.out.printf("\n%s", reportDone)
+}
+
+// partialResults reports what was measured when a test is cut short.
+func (c *client) partialResults() {
+	if c.phase < phaseStarted || c.phase >= phaseExchanged {
+		return
+	}
+	if c.phase < phaseEnded {
+		c.s.takeStats(c.s.clock.NowMonotonic(), true)
+	}
+	c.s.reportInterval()
+	c.s.summarize()
+}
+
+// terminate is the Ctrl-C path: partial results, then CLIENT_TERMINATE.
+func (c *client) terminate(cause error) error {
+	c.partialResults()
+	if c.ctrl != nil {
+		_ = writeState(c.ctrl, stateClientTerminate)
+	}
+	return fail(CodeClientTerm, cause)
+}

@@ -1,0 +1,137 @@
+package iperf3
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// scenarios are the recorded real iperf3 3.12 exchanges in testdata/<name>/:
+// the client's arguments (the server was "iperf3 -s -1" plus serverArgs).
+var scenarios = []struct {
+	name       string
+	clientArgs []string
+	serverArgs []string
+}{
+	{"forward", []string{"-t", "1"}, nil},
+	{"reverse", []string{"-t", "1", "-R"}, nil},
+	{"parallel3", []string{"-t", "1", "-P", "3"}, nil},
+	{"bytes", []string{"-n", "1M"}, nil},
+	{"server-output", []string{"-t", "1", "--get-server-output"}, nil},
+	{"server-output-json", []string{"-t", "1", "-R", "--get-server-output"}, []string{"-J"}},
+	{"json", []string{"-t", "1", "-J"}, []string{"-J"}},
+	{"json-reverse", []string{"-t", "1", "-R", "-J"}, []string{"-J"}},
+}
+
+// controlLog is one recorded control connection, split into its messages.
+type controlLog struct {
+	Cookie        []byte // 37 bytes
+	Params        []byte // parameter JSON
+	ClientStates  []int8 // state bytes the client sent, in order
+	ClientResults []byte // results JSON the client sent
+	ServerStates  []int8 // state bytes the server sent, in order
+	ServerResults []byte // results JSON the server sent
+}
+
+func takeJSON(b []byte) (body, rest []byte, err error) {
+	if len(b) < 4 {
+		return nil, nil, fmt.Errorf("short length prefix")
+	}
+	n := binary.BigEndian.Uint32(b)
+	if uint64(n) > uint64(len(b)-4) {
+		return nil, nil, fmt.Errorf("JSON length %d beyond %d recorded bytes", n, len(b)-4)
+	}
+	return b[4 : 4+n], b[4+n:], nil
+}
+
+// splitControl parses the two directions of a recorded control connection:
+// client: cookie, params JSON, state bytes, with the results JSON after
+// TEST_END; server: state bytes, with its results JSON after EXCHANGE_RESULTS.
+func splitControl(c2s, s2c []byte) (controlLog, error) {
+	var l controlLog
+	if len(c2s) < CookieSize {
+		return l, fmt.Errorf("client sent %d bytes, no cookie", len(c2s))
+	}
+	l.Cookie, c2s = c2s[:CookieSize], c2s[CookieSize:]
+	var err error
+	if l.Params, c2s, err = takeJSON(c2s); err != nil {
+		return l, fmt.Errorf("params: %w", err)
+	}
+	for len(c2s) > 0 {
+		st := int8(c2s[0])
+		c2s = c2s[1:]
+		l.ClientStates = append(l.ClientStates, st)
+		if st == stateTestEnd {
+			if l.ClientResults, c2s, err = takeJSON(c2s); err != nil {
+				return l, fmt.Errorf("client results: %w", err)
+			}
+		}
+	}
+	for len(s2c) > 0 {
+		st := int8(s2c[0])
+		s2c = s2c[1:]
+		l.ServerStates = append(l.ServerStates, st)
+		if st == stateExchangeResults {
+			if l.ServerResults, s2c, err = takeJSON(s2c); err != nil {
+				return l, fmt.Errorf("server results: %w", err)
+			}
+		}
+	}
+	return l, nil
+}
+
+func loadControlLog(t *testing.T, name string) controlLog {
+	t.Helper()
+	dir := filepath.Join("testdata", name)
+	c2s, err := os.ReadFile(filepath.Join(dir, "control_c2s.bin"))
+	if err != nil {
+		t.Fatalf("recorded exchange missing (regenerate with IPERF3_RECORD=1 go test -run TestRecord): %v", err)
+	}
+	s2c, err := os.ReadFile(filepath.Join(dir, "control_s2c.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := splitControl(c2s, s2c)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return l
+}
+
+// realIperf3 returns the path of the reference binary, or skips the test
+// (fails it when CI=true) if it is missing.
+func realIperf3(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("iperf3")
+	if err == nil {
+		out, verr := exec.Command(path, "--version").Output()
+		if verr == nil && strings.HasPrefix(string(out), "iperf 3.12") {
+			return path
+		}
+		err = fmt.Errorf("%s is not iperf 3.12: %q", path, strings.SplitN(string(out), "\n", 2)[0])
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("the real iperf3 3.12 binary is required when CI=true: %v", err)
+	}
+	t.Skipf("needs the real iperf3 3.12 binary as the reference peer (apt-get install iperf3): %v", err)
+	return ""
+}
+
+// freePort finds a loopback TCP port for a real iperf3 server to bind.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := listenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p := splitAddr(ln.Addr())
+	ln.Close()
+	return p
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

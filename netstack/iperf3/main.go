@@ -1,0 +1,93 @@
+package iperf3
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+)
+
+// Env is what a command-line run needs from its surroundings: a transport,
+// a clock, TCP statistics and the output streams.
+type Env struct {
+	Dial       DialFunc
+	Listen     func(ctx context.Context, port int) (net.Listener, error)
+	Clock      tcpip.Clock
+	TCPInfo    TCPInfoFunc
+	Congestion CongestionFunc
+	Stdout     io.Writer
+	Stderr     io.Writer
+	Seed       uint64 // 0: random
+}
+
+// HostEnv runs over the host's TCP stack and wall clock.
+func HostEnv() Env {
+	return Env{
+		Dial: HostDial,
+		Listen: func(ctx context.Context, port int) (net.Listener, error) {
+			var lc net.ListenConfig
+			return lc.Listen(ctx, "tcp", ":"+strconv.Itoa(port))
+		},
+		Clock:      tcpip.NewStdClock(),
+		TCPInfo:    LinuxTCPInfo,
+		Congestion: LinuxCongestion,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+	}
+}
+
+// Main runs an iperf3 command line (without the program name) and returns
+// the exit status, printing like iperf3: results on Stdout, "iperf3:
+// parameter error - ..." and "iperf3: error - ..." on Stderr.
+func Main(ctx context.Context, args []string, env Env) int {
+	stdout, stderr := env.Stdout, env.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	cfg, err := ParseArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "iperf3: parameter error - %s\nUsage: iperf3 [-s|-c host] [options]\n", err)
+		return 1
+	}
+	switch cfg.Mode {
+	case ModeClient:
+		o := cfg.Client
+		o.Dial, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.Clock, env.TCPInfo, env.Congestion
+		o.Output, o.Seed = stdout, env.Seed
+		if _, err := Run(ctx, o); err != nil {
+			if !o.JSON {
+				fmt.Fprintf(stderr, "iperf3: error - %s\n", err)
+			}
+			return 1
+		}
+		return 0
+	default:
+		o := cfg.Server
+		o.Clock, o.TCPInfo, o.Congestion = env.Clock, env.TCPInfo, env.Congestion
+		o.Output, o.ErrOutput, o.Seed = stdout, stderr, env.Seed
+		if env.Listen == nil {
+			fmt.Fprintf(stderr, "iperf3: error - %s\n", fail(CodeAccept, fmt.Errorf("no listener available")))
+			return 1
+		}
+		ln, err := env.Listen(ctx, o.Port)
+		if err != nil {
+			fmt.Fprintf(stderr, "iperf3: error - unable to start listener for connections: %s\n", err)
+			return 1
+		}
+		if err := Serve(ctx, ln, o); err != nil && ctx.Err() == nil {
+			if o.OneOff {
+				return 1
+			}
+			fmt.Fprintf(stderr, "iperf3: error - %s\n", err)
+			return 1
+		}
+		return 0
+	}
+}

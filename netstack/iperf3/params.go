@@ -1,0 +1,126 @@
+package iperf3
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// testParams are the test settings the client sends in PARAM_EXCHANGE.
+type testParams struct {
+	Omit            int
+	Time            int
+	Num             uint64
+	BlockCount      uint64
+	Parallel        int
+	Reverse         bool
+	Len             int
+	GetServerOutput bool
+	ClientVersion   string
+}
+
+// wireParams is the parameter JSON in the key order a 3.12 client uses
+// (observed: {"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,
+// "parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"}).
+type wireParams struct {
+	TCP             bool   `json:"tcp"`
+	Omit            int    `json:"omit"`
+	Time            int    `json:"time"`
+	Num             uint64 `json:"num"`
+	BlockCount      uint64 `json:"blockcount"`
+	Parallel        int    `json:"parallel"`
+	Reverse         bool   `json:"reverse,omitempty"`
+	Len             int    `json:"len"`
+	PacingTimer     int    `json:"pacing_timer"`
+	GetServerOutput int    `json:"get_server_output,omitempty"`
+	ClientVersion   string `json:"client_version"`
+}
+
+func (p testParams) wire() wireParams {
+	w := wireParams{
+		TCP: true, Omit: p.Omit, Time: p.Time, Num: p.Num, BlockCount: p.BlockCount,
+		Parallel: p.Parallel, Reverse: p.Reverse, Len: p.Len,
+		PacingTimer: 1000, ClientVersion: clientVersion,
+	}
+	if p.GetServerOutput {
+		w.GetServerOutput = 1
+	}
+	return w
+}
+
+// parseParams decodes and checks a client's parameter JSON. Keys are looked up
+// like iperf3's get_parameters: booleans count by presence, unknown keys and
+// the settings this TCP-only implementation does not apply (window, MSS,
+// nodelay, bandwidth, pacing_timer, TOS, congestion, ...) are ignored. The
+// error is an *Error whose code the server reports in SERVER_ERROR.
+func parseParams(body []byte) (testParams, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return testParams{}, fail(CodeRecvParams, fmt.Errorf("parameter JSON: %w", err))
+	}
+	if obj == nil {
+		return testParams{}, fail(CodeRecvParams, fmt.Errorf("parameter JSON is not an object: %s", truncate(body, 32)))
+	}
+	p := testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize}
+	for _, key := range []string{"udp", "sctp"} {
+		if _, ok := obj[key]; ok {
+			return p, fail(CodeProtocol, fmt.Errorf("only TCP is implemented, client asked for %s", key))
+		}
+	}
+	if _, ok := obj["bidirectional"]; ok {
+		return p, fail(CodeUnimplemented, fmt.Errorf("bidirectional mode"))
+	}
+	_, p.Reverse = obj["reverse"]
+	_, p.GetServerOutput = obj["get_server_output"]
+
+	ints := []struct {
+		key      string
+		min, max int64
+		code     Code
+		set      func(int64)
+	}{
+		{"omit", 0, maxOmit, CodeOmit, func(v int64) { p.Omit = int(v) }},
+		{"time", 0, maxDuration, CodeDuration, func(v int64) { p.Time = int(v) }},
+		{"parallel", 1, maxStreams, CodeNumStreams, func(v int64) { p.Parallel = int(v) }},
+		{"len", 1, maxBlockSize, CodeBlockSize, func(v int64) { p.Len = int(v) }},
+		{"num", 0, 1<<63 - 1, CodeRecvParams, func(v int64) { p.Num = uint64(v) }},
+		{"blockcount", 0, 1<<63 - 1, CodeRecvParams, func(v int64) { p.BlockCount = uint64(v) }},
+	}
+	for _, f := range ints {
+		raw, ok := obj[f.key]
+		if !ok {
+			continue
+		}
+		n, err := rawNumber(raw)
+		if err != nil {
+			return p, fail(CodeRecvParams, fmt.Errorf("parameter %q: %w", f.key, err))
+		}
+		v, avail, err := parseCount(n)
+		if err != nil || !avail || v < f.min || v > f.max {
+			return p, fail(f.code, fmt.Errorf("parameter %q = %s out of range [%d, %d]", f.key, truncate([]byte(n), 24), f.min, f.max))
+		}
+		f.set(v)
+	}
+	if raw, ok := obj["client_version"]; ok {
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil && len(s) <= 64 {
+			p.ClientVersion = s
+		}
+	}
+	return p, nil
+}
+
+// sendLimit is the number of bytes the sending side transfers before it stops
+// (0 = no limit): -n, or -k blocks of len bytes, whichever is smaller.
+func (p testParams) sendLimit() uint64 {
+	limit := p.Num
+	if p.BlockCount > 0 && p.Len > 0 {
+		blocks := p.BlockCount
+		if blocks > (1<<63)/uint64(p.Len) {
+			blocks = (1 << 63) / uint64(p.Len)
+		}
+		if b := blocks * uint64(p.Len); limit == 0 || b < limit {
+			limit = b
+		}
+	}
+	return limit
+}

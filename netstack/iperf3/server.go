@@ -1,0 +1,627 @@
+package iperf3
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+)
+
+// ServerOptions configures Serve. Zero values take iperf3's defaults.
+type ServerOptions struct {
+	Port        int           // -p, only for the banner; default: the listener's port
+	OneOff      bool          // -1: return after one test
+	JSON        bool          // -J: one JSON document per test
+	Interval    time.Duration // -i; 0 means 1 s
+	NoIntervals bool          // -i 0
+
+	Clock       tcpip.Clock    // default tcpip.NewStdClock()
+	TCPInfo     TCPInfoFunc    // sender statistics (reverse tests); nil: none
+	Congestion  CongestionFunc // nil: congestion control not reported
+	Output      io.Writer      // text or JSON output; nil: discarded
+	ErrOutput   io.Writer      // "iperf3: error - ..." lines; nil: discarded
+	IdleTimeout time.Duration  // default DefaultIdleTimeout
+	Seed        uint64         // payload randomness; 0: random
+	SystemInfo  string         // JSON system_info
+	// OnTest, if set, sees every finished test: its Result (nil if no
+	// client came) and its error.
+	OnTest func(*Result, error)
+}
+
+func (o ServerOptions) withDefaults(ln net.Listener) (ServerOptions, error) {
+	if o.Port == 0 {
+		_, o.Port = splitAddr(ln.Addr())
+	}
+	var err error
+	if o.Interval, err = reportInterval(o.Interval, o.NoIntervals); err != nil {
+		return o, err
+	}
+	if o.Clock == nil {
+		o.Clock = tcpip.NewStdClock()
+	}
+	if o.Output == nil {
+		o.Output = io.Discard
+	}
+	if o.ErrOutput == nil {
+		o.ErrOutput = io.Discard
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.Seed == 0 {
+		o.Seed = rand.Uint64()
+	}
+	if o.SystemInfo == "" {
+		o.SystemInfo = defaultSystemInfo()
+	}
+	return o, nil
+}
+
+// Serve runs iperf3 3.12 server tests on ln, one at a time, until ctx is
+// done (or after one test with OneOff, returning that test's error). A client
+// arriving while a test runs gets ACCESS_DENIED. Serve closes ln on return.
+func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
+	o, err := opts.withDefaults(ln)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	srv := &server{
+		o: o, ln: ln,
+		conns:     make(chan net.Conn),
+		acceptErr: make(chan error, 1),
+		quit:      make(chan struct{}),
+		rng:       rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e73)),
+	}
+	var accepting sync.WaitGroup
+	accepting.Add(1)
+	go func() {
+		defer accepting.Done()
+		srv.acceptLoop()
+	}()
+	defer func() {
+		close(srv.quit)
+		_ = ln.Close()
+		accepting.Wait()
+	}()
+	for n := 1; ; n++ {
+		if !o.JSON {
+			fmt.Fprintf(o.Output, "-----------------------------------------------------------\n"+
+				"Server listening on %d (test #%d)\n"+
+				"-----------------------------------------------------------\n", o.Port, n)
+		}
+		res, err := srv.runTest(ctx)
+		if res == nil {
+			// No client came: the context ended or the listener failed.
+			return err
+		}
+		if err != nil && !o.JSON && ctx.Err() == nil {
+			fmt.Fprintf(o.ErrOutput, "iperf3: error - %s\n", err)
+		}
+		if o.OnTest != nil {
+			o.OnTest(res, err)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if o.OneOff {
+			return err
+		}
+	}
+}
+
+// ServeOne serves exactly one test (iperf3 -s -1) and returns its Result.
+func ServeOne(ctx context.Context, ln net.Listener, opts ServerOptions) (*Result, error) {
+	var res *Result
+	opts.OneOff = true
+	inner := opts.OnTest
+	opts.OnTest = func(r *Result, err error) {
+		res = r
+		if inner != nil {
+			inner(r, err)
+		}
+	}
+	err := Serve(ctx, ln, opts)
+	return res, err
+}
+
+type server struct {
+	o         ServerOptions
+	ln        net.Listener
+	conns     chan net.Conn
+	acceptErr chan error
+	quit      chan struct{}
+	rng       *rand.Rand
+}
+
+// acceptLoop hands every connection to whoever serves: the next test takes
+// it as its control connection, a running test as a data stream or refuses it.
+func (srv *server) acceptLoop() {
+	for {
+		conn, err := srv.ln.Accept()
+		if err != nil {
+			srv.acceptErr <- err
+			return
+		}
+		select {
+		case srv.conns <- conn:
+		case <-srv.quit:
+			_ = conn.Close()
+			return
+		}
+	}
+}
+
+func (srv *server) runTest(ctx context.Context) (*Result, error) {
+	var ctrl net.Conn
+	select {
+	case ctrl = <-srv.conns:
+	case err := <-srv.acceptErr:
+		return nil, fail(CodeAccept, err)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	t := newServerTest(srv, ctrl)
+	err := t.run(ctx)
+	t.cleanup()
+	res := t.s.res
+	if err != nil {
+		res.Error = err.Error()
+	}
+	if srv.o.JSON {
+		if out, merr := res.marshalOutput(); merr == nil {
+			_, _ = srv.o.Output.Write(out)
+		}
+	}
+	return res, err
+}
+
+// deny answers a connection that cannot join with ACCESS_DENIED and closes
+// it. The write runs aside so a peer that does not read cannot stall a test.
+func deny(conn net.Conn) {
+	go func() {
+		_ = writeState(conn, stateAccessDenied)
+		_ = conn.Close()
+	}()
+}
+
+type serverPhase int
+
+const (
+	srvCookie    serverPhase = iota // waiting for the control cookie
+	srvParams                       // PARAM_EXCHANGE sent
+	srvStreams                      // CREATE_STREAMS sent, accepting streams
+	srvRunning                      // TEST_RUNNING sent
+	srvExchange                     // EXCHANGE_RESULTS sent
+	srvDisplayed                    // DISPLAY_RESULTS sent, waiting for IPERF_DONE
+)
+
+type cookieResult struct {
+	conn   net.Conn
+	cookie []byte
+	err    error
+}
+
+type serverTest struct {
+	srv    *server
+	o      ServerOptions
+	s      *session
+	ctrl   net.Conn
+	cookie []byte
+	phase  serverPhase
+
+	reader  *ctrlReader
+	wd      *watchdog
+	tl      *timeline
+	xfer    *transfer
+	pending int
+	cookies chan cookieResult
+	quit    chan struct{}
+
+	mu    sync.Mutex // guards conns against the watchdog's closeAll
+	conns []net.Conn
+}
+
+// maxPendingStreams bounds connections whose cookie is still being read, so
+// a flood of silent connections cannot pile up goroutines.
+const maxPendingStreams = 16
+
+func newServerTest(srv *server, ctrl net.Conn) *serverTest {
+	o := srv.o
+	t := &serverTest{
+		srv: srv, o: o, ctrl: ctrl,
+		tl:      newTimeline(o.Clock),
+		cookies: make(chan cookieResult),
+		quit:    make(chan struct{}),
+		conns:   []net.Conn{ctrl},
+	}
+	var out *printer
+	if !o.JSON {
+		out = &printer{w: o.Output}
+	}
+	t.s = &session{
+		role: 's', clock: o.Clock, out: out, interval: o.Interval, tcpInfo: o.TCPInfo,
+		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
+	}
+	return t
+}
+
+func (t *serverTest) addConn(conn net.Conn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.conns = append(t.conns, conn)
+}
+
+func (t *serverTest) closeAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.conns {
+		_ = c.Close()
+	}
+}
+
+func (t *serverTest) cleanup() {
+	close(t.quit)
+	if t.wd != nil {
+		t.wd.stop()
+	}
+	t.tl.stop()
+	if t.xfer != nil {
+		t.xfer.stop.Store(true)
+	}
+	t.closeAll()
+	if t.reader != nil {
+		t.reader.close()
+	}
+	if t.xfer != nil {
+		t.xfer.all.Wait()
+	}
+}
+
+func (t *serverTest) run(ctx context.Context) error {
+	t.wd = newWatchdog(t.o.Clock, t.o.IdleTimeout, t.closeAll)
+	t.reader = newCtrlReader(t.ctrl, &t.wd.progress)
+	t.reader.request(readCookie)
+	var xferErrs <-chan error
+	for {
+		if t.xfer != nil {
+			xferErrs = t.xfer.errs
+		}
+		select {
+		case <-ctx.Done():
+			return t.terminate(ctx.Err())
+		case <-t.wd.fired:
+			return fail(CodeNoMsg, errIdle)
+		case r := <-t.reader.results:
+			done, err := t.onControl(r)
+			if err != nil || done {
+				return err
+			}
+		case conn := <-t.srv.conns:
+			t.onConnection(conn)
+		case cr := <-t.cookies:
+			if err := t.onStreamCookie(cr); err != nil {
+				return err
+			}
+		case <-t.tl.wake:
+			if err := t.onTimers(); err != nil {
+				return err
+			}
+		case err := <-xferErrs:
+			return err
+		}
+	}
+}
+
+// refuse reports an error to the client in SERVER_ERROR before the test
+// ends, so the real client prints a reason instead of a bare disconnect.
+func (t *serverTest) refuse(err error) error {
+	_ = writeServerError(t.ctrl, CodeOf(err), 0)
+	return err
+}
+
+func (t *serverTest) readFailure(r readResult) error {
+	select {
+	case <-t.wd.fired:
+		return fail(CodeNoMsg, errIdle)
+	default:
+	}
+	switch {
+	case r.kind == readCookie:
+		return fail(CodeRecvCookie, r.err)
+	case r.kind == readJSONMessage && (errors.Is(r.err, errJSONTooLong) || errors.Is(r.err, errJSONEmpty)):
+		code := CodeRecvParams
+		if t.phase == srvExchange {
+			code = CodeRecvResults
+		}
+		return t.refuse(fail(code, r.err))
+	case r.kind == readJSONMessage && t.phase == srvParams:
+		return fail(CodeRecvParams, r.err)
+	case r.kind == readJSONMessage:
+		return fail(CodeRecvResults, r.err)
+	case errors.Is(r.err, io.EOF):
+		return fail(CodeCtrlClose, errors.New("the client has unexpectedly closed the connection"))
+	}
+	return fail(CodeRecvMessage, r.err)
+}
+
+func (t *serverTest) onControl(r readResult) (done bool, err error) {
+	if r.err != nil {
+		if t.phase == srvDisplayed && errors.Is(r.err, io.EOF) {
+			return true, nil // results are complete; the client just left
+		}
+		return false, t.readFailure(r)
+	}
+	switch r.kind {
+	case readCookie:
+		t.cookie = r.body
+		if err := writeState(t.ctrl, stateParamExchange); err != nil {
+			return false, fail(CodeSendMessage, err)
+		}
+		t.phase = srvParams
+		t.reader.request(readJSONMessage)
+		return false, nil
+	case readJSONMessage:
+		if t.phase == srvParams {
+			return false, t.onParams(r.body)
+		}
+		return false, t.onClientResults(r.body)
+	}
+	return t.onState(r.state)
+}
+
+func (t *serverTest) onParams(body []byte) error {
+	p, err := parseParams(body)
+	if err != nil {
+		return t.refuse(err)
+	}
+	s, o := t.s, t.o
+	s.params = p
+	s.sending = p.Reverse
+	if s.sending && o.TCPInfo != nil {
+		s.senderHasRetrans = 1
+	}
+	if p.GetServerOutput && s.out != nil {
+		s.out.capture = new(bytes.Buffer)
+	}
+	if err := writeState(t.ctrl, stateCreateStreams); err != nil {
+		return fail(CodeSendMessage, err)
+	}
+	t.phase = srvStreams
+	host, port := splitAddr(t.ctrl.RemoteAddr())
+	s.res.Start.Timestamp = timestamp(o.Clock.Now())
+	s.res.Start.AcceptedConnection = &Endpoint{Host: host, Port: port}
+	s.res.Start.Cookie = cookieString(t.cookie)
+	s.out.printf("Accepted connection from %s, port %d\n", host, port)
+	t.reader.request(readStateByte)
+	return nil
+}
+
+// onConnection takes a connection that arrived during the test: while
+// streams are being created it may be one (its cookie decides); otherwise
+// the server is busy.
+func (t *serverTest) onConnection(conn net.Conn) {
+	if t.phase != srvStreams || t.pending >= maxPendingStreams {
+		deny(conn)
+		return
+	}
+	t.pending++
+	progress := &t.wd.progress
+	go func() {
+		timer := t.o.Clock.AfterFunc(t.o.IdleTimeout, func() { _ = conn.Close() })
+		buf := make([]byte, CookieSize)
+		_, err := io.ReadFull(countingReader{r: conn, n: progress}, buf)
+		timer.Stop()
+		select {
+		case t.cookies <- cookieResult{conn: conn, cookie: buf, err: err}:
+		case <-t.quit:
+			_ = conn.Close()
+		}
+	}()
+}
+
+func (t *serverTest) onStreamCookie(cr cookieResult) error {
+	t.pending--
+	if cr.err != nil {
+		_ = cr.conn.Close()
+		return nil
+	}
+	if t.phase != srvStreams || string(cr.cookie) != string(t.cookie) {
+		deny(cr.conn)
+		return nil
+	}
+	s := t.s
+	t.addConn(cr.conn)
+	s.addStream(cr.conn, s.sending)
+	if s.congestion == "" && t.o.Congestion != nil {
+		s.congestion = t.o.Congestion(cr.conn)
+	}
+	if len(s.streams) == s.params.Parallel {
+		return t.startTest()
+	}
+	return nil
+}
+
+// startTest runs once every stream is in: TEST_START, the clocks and timers,
+// TEST_RUNNING, then data.
+func (t *serverTest) startTest() error {
+	s, tl := t.s, t.tl
+	if err := writeState(t.ctrl, stateTestStart); err != nil {
+		return fail(CodeSendMessage, err)
+	}
+	now := s.clock.NowMonotonic()
+	s.startTest(now)
+	if s.params.Time > 0 {
+		// create_server_timers: duration + omit + 4 s max RTT x 10 state changes.
+		grace := time.Duration(s.params.Time+s.params.Omit+40) * time.Second
+		tl.set(evGrace, now.Add(grace))
+	}
+	if s.params.Omit > 0 {
+		tl.set(evOmit, now.Add(time.Duration(s.params.Omit)*time.Second))
+	}
+	if s.interval > 0 {
+		tl.set(evTick, now.Add(s.interval))
+	}
+	tl.rearm(now)
+	if err := writeState(t.ctrl, stateTestRunning); err != nil {
+		return fail(CodeSendMessage, err)
+	}
+	limit := uint64(0)
+	if s.sending {
+		limit = s.params.sendLimit()
+	}
+	t.xfer = newTransfer(limit, &t.wd.progress, len(s.streams))
+	payload := make([]byte, s.params.Len)
+	for i := range payload {
+		payload[i] = byte(t.srv.rng.Uint32())
+	}
+	t.xfer.start(s.streams, payload, s.params.Len)
+	t.phase = srvRunning
+	return nil
+}
+
+func (t *serverTest) onTimers() error {
+	s, tl := t.s, t.tl
+	now := s.clock.NowMonotonic()
+	for {
+		e, ok := tl.next(now)
+		if !ok {
+			break
+		}
+		switch e {
+		case evGrace:
+			tl.stop()
+			return fail(CodeNoMsg, errGraceExpired)
+		case evTick:
+			s.takeStats(now, false)
+			s.reportInterval()
+			next := tl.at[evTick]
+			for !next.After(now) {
+				next = next.Add(s.interval)
+			}
+			tl.set(evTick, next)
+		case evOmit:
+			at := tl.at[evOmit]
+			tl.clear(evOmit)
+			s.endOmit(now)
+			if s.interval > 0 {
+				tl.set(evTick, at.Add(s.interval))
+			}
+		default:
+			tl.clear(e)
+		}
+	}
+	tl.rearm(now)
+	return nil
+}
+
+func (t *serverTest) onState(state int8) (done bool, err error) {
+	switch state {
+	case stateTestStart:
+		// iperf3's server accepts and ignores it.
+	case stateTestEnd:
+		if t.phase != srvRunning {
+			return false, t.refuse(fail(CodeMessage, fmt.Errorf("TEST_END before the test ran")))
+		}
+		if err := t.endTest(); err != nil {
+			return false, err
+		}
+		t.reader.request(readJSONMessage)
+		return false, nil
+	case stateIperfDone:
+		if t.phase == srvDisplayed {
+			return true, nil
+		}
+		return false, fail(CodeMessage, fmt.Errorf("IPERF_DONE before the results were displayed"))
+	case stateClientTerminate:
+		t.partialResults()
+		return false, fail(CodeClientTerm, nil)
+	default:
+		return false, t.refuse(fail(CodeMessage, fmt.Errorf("state %d", state)))
+	}
+	t.reader.request(readStateByte)
+	return false, nil
+}
+
+// endTest handles TEST_END: final statistics, streams closed, the server's
+// report printed (before the exchange, as iperf3 does), EXCHANGE_RESULTS.
+func (t *serverTest) endTest() error {
+	s := t.s
+	t.tl.stop()
+	t.xfer.stop.Store(true)
+	s.takeStats(s.clock.NowMonotonic(), true)
+	for _, st := range s.streams {
+		_ = st.conn.Close()
+	}
+	s.reportInterval()
+	s.summarize()
+	if err := writeState(t.ctrl, stateExchangeResults); err != nil {
+		return fail(CodeSendMessage, err)
+	}
+	t.phase = srvExchange
+	return nil
+}
+
+func (t *serverTest) onClientResults(body []byte) error {
+	s := t.s
+	peer, err := parseResults(body)
+	if err != nil {
+		return t.refuse(err)
+	}
+	if err := s.applyPeer(peer); err != nil {
+		return t.refuse(fail(CodeRecvResults, err))
+	}
+	local := s.localResults()
+	if s.params.GetServerOutput {
+		if t.o.JSON {
+			if doc, err := json.Marshal(s.res); err == nil {
+				local.ServerOutputJSON = doc
+			}
+		} else if s.out != nil && s.out.capture != nil {
+			local.ServerOutputText = s.out.capture.String()
+		}
+	}
+	body, err = local.MarshalJSON()
+	if err == nil && len(body) > MaxJSONLength {
+		// Too much server output for one message: send the results alone.
+		local.ServerOutputJSON, local.ServerOutputText = nil, ""
+		body, err = local.MarshalJSON()
+	}
+	if err != nil {
+		return fail(CodePackageResults, err)
+	}
+	if err := writeJSONBytes(t.ctrl, body); err != nil {
+		return fail(CodeSendResults, err)
+	}
+	if err := writeState(t.ctrl, stateDisplayResults); err != nil {
+		return fail(CodeSendMessage, err)
+	}
+	t.phase = srvDisplayed
+	t.reader.request(readStateByte)
+	return nil
+}
+
+func (t *serverTest) partialResults() {
+	if t.phase != srvRunning {
+		return
+	}
+	t.s.takeStats(t.s.clock.NowMonotonic(), true)
+	t.s.reportInterval()
+	t.s.summarize()
+}
+
+// terminate is the server being stopped mid-test: partial results and
+// SERVER_TERMINATE to the client.
+func (t *serverTest) terminate(cause error) error {
+	t.partialResults()
+	_ = writeState(t.ctrl, stateServerTerminate)
+	return fail(CodeServerTerm, cause)
+}

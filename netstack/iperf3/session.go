@@ -1,0 +1,274 @@
+package iperf3
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+)
+
+// session is the part of a test both roles share: the streams, their interval
+// statistics, and the Result being built. Only the test's loop goroutine calls
+// its methods; the data goroutines touch nothing but stream.moved.
+type session struct {
+	role    byte // 'c' or 's', as iperf3's test->role
+	clock   tcpip.Clock
+	out     *printer // nil when the output is JSON or discarded
+	res     *Result
+	params  testParams
+	sending bool // iperf3's mode == SENDER
+	// senderHasRetrans is iperf3's test->sender_has_retransmits: it picks the
+	// Retr/Cwnd columns and, on a receiving client, becomes the server's
+	// value once results are exchanged.
+	senderHasRetrans int
+	interval         time.Duration // 0: no interval reports
+	tcpInfo          TCPInfoFunc
+	congestion       string // local congestion_used, "" if unknown
+	streams          []*stream
+	omitting         bool
+	peer             *PeerResults
+}
+
+type stream struct {
+	id     int // 1, 3, 4, 5, ... (iperf_add_stream)
+	socket int // the "[  5]" number iperf3 prints (its file descriptor)
+	sender bool
+	conn   net.Conn
+
+	// moved counts bytes written (sender) or read (receiver); the only field
+	// the data goroutines touch.
+	moved atomic.Uint64
+
+	start, end tcpip.MonotonicTime // result start_time; end of last interval
+	snap       uint64              // moved at the last interval boundary
+	omitBase   uint64              // moved when the omit period ended
+	final      uint64              // moved when the test ended
+	frozen     bool
+	samples    int
+	last       sample
+	tcp        tcpTotals
+
+	peer    PeerStream
+	hasPeer bool
+}
+
+type sample struct {
+	start, end tcpip.MonotonicTime
+	bytes      uint64
+	omitted    bool
+	first      bool
+	tcp        IntervalTCPInfo
+}
+
+type tcpTotals struct {
+	prevTotalRetrans uint64
+	retrans          uint64
+	maxCwnd          uint64
+	maxSndWnd        uint64
+	maxRTT, minRTT   uint32
+	sumRTT, countRTT uint64
+}
+
+// secs converts a duration to seconds with iperf3's microsecond resolution.
+func secs(d time.Duration) float64 { return float64(d/time.Microsecond) / 1e6 }
+
+// addStream registers a connected data stream and reports it the way
+// iperf3's connect_msg does.
+func (s *session) addStream(conn net.Conn, sender bool) *stream {
+	n := len(s.streams)
+	st := &stream{id: 1, sender: sender, conn: conn, socket: s.socketNumber(n)}
+	if n > 0 {
+		st.id = n + 2 // iperf3 numbers streams 1, 3, 4, 5, ...
+	}
+	s.streams = append(s.streams, st)
+	lh, lp := splitAddr(conn.LocalAddr())
+	rh, rp := splitAddr(conn.RemoteAddr())
+	s.res.Start.Connected = append(s.res.Start.Connected, Connected{
+		Socket: st.socket, LocalHost: lh, LocalPort: lp, RemoteHost: rh, RemotePort: rp,
+	})
+	s.out.printf("[%3d] local %s port %d connected to %s port %d\n", st.socket, lh, lp, rh, rp)
+	return st
+}
+
+// socketNumber mimics the file descriptors a Linux iperf3 3.12 prints: the
+// client's streams get 5, 7, 9, ... (each stream also holds a temp-file fd
+// for its buffer), the server's 5, 8, 10, ... (plus one /dev/urandom fd
+// opened with the first stream). They only label output lines.
+func (s *session) socketNumber(i int) int {
+	if s.role == 'c' {
+		return 5 + 2*i
+	}
+	if i == 0 {
+		return 5
+	}
+	return 6 + 2*i
+}
+
+// splitAddr returns host and port of a TCP address, with IPv4-mapped IPv6
+// addresses shown as IPv4 as iperf3 does.
+func splitAddr(a net.Addr) (string, int) {
+	if a == nil {
+		return "", 0
+	}
+	if t, ok := a.(*net.TCPAddr); ok {
+		if v4 := t.IP.To4(); v4 != nil {
+			return v4.String(), t.Port
+		}
+		return t.IP.String(), t.Port
+	}
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String(), 0
+	}
+	p, _ := strconv.Atoi(port)
+	return host, p
+}
+
+// startTest marks every stream's start (iperf_init_test) and records
+// test_start.
+func (s *session) startTest(now tcpip.MonotonicTime) {
+	for _, st := range s.streams {
+		st.start, st.end = now, now
+	}
+	s.omitting = s.params.Omit > 0
+	reverse := 0
+	if s.params.Reverse {
+		reverse = 1
+	}
+	s.res.Start.TestStart = &TestStart{
+		Protocol: "TCP", NumStreams: s.params.Parallel, BlkSize: s.params.Len,
+		Omit: s.params.Omit, Duration: s.params.Time, Bytes: s.params.Num,
+		Blocks: s.params.BlockCount, Reverse: reverse,
+	}
+}
+
+// takeStats closes the current interval of every stream at now
+// (iperf_stats_callback). With final set it also freezes the byte counts the
+// summary and the results exchange use.
+func (s *session) takeStats(now tcpip.MonotonicTime, final bool) {
+	for _, st := range s.streams {
+		if st.frozen {
+			continue
+		}
+		moved := st.moved.Load()
+		if final {
+			st.final, st.frozen = moved, true
+		}
+		smp := sample{start: st.end, end: now, bytes: moved - st.snap, omitted: s.omitting, first: st.samples == 0}
+		if s.senderHasRetrans == 1 && st.sender {
+			smp.tcp = s.sampleTCP(st)
+		}
+		st.last = smp
+		st.samples++
+		st.snap = moved
+		st.end = now
+	}
+}
+
+// sampleTCP reads the stream's TCP statistics and folds them into the
+// stream's totals, as iperf3 does for a sender with TCP_INFO.
+func (s *session) sampleTCP(st *stream) IntervalTCPInfo {
+	if s.tcpInfo == nil {
+		return IntervalTCPInfo{}
+	}
+	info, ok := s.tcpInfo(st.conn)
+	if !ok {
+		return IntervalTCPInfo{}
+	}
+	t := &st.tcp
+	var delta uint64
+	if info.TotalRetransmits > t.prevTotalRetrans {
+		delta = info.TotalRetransmits - t.prevTotalRetrans
+	}
+	t.prevTotalRetrans = info.TotalRetransmits
+	t.retrans += delta
+	t.maxCwnd = max(t.maxCwnd, info.SndCwndBytes)
+	t.maxSndWnd = max(t.maxSndWnd, info.SndWndBytes)
+	t.maxRTT = max(t.maxRTT, info.RTTMicros)
+	if t.minRTT == 0 || info.RTTMicros < t.minRTT {
+		t.minRTT = info.RTTMicros
+	}
+	t.sumRTT += uint64(info.RTTMicros)
+	t.countRTT++
+	return IntervalTCPInfo{
+		Retransmits: delta, SndCwnd: info.SndCwndBytes, SndWnd: info.SndWndBytes,
+		RTT: info.RTTMicros, RTTVar: info.RTTVarMicros, PMTU: info.PMTU,
+	}
+}
+
+// endOmit drops everything measured so far (iperf_reset_stats): streams
+// restart their clocks and counts at now; retransmits count from here.
+func (s *session) endOmit(now tcpip.MonotonicTime) {
+	s.omitting = false
+	for _, st := range s.streams {
+		moved := st.moved.Load()
+		st.start, st.end = now, now
+		st.snap, st.omitBase = moved, moved
+		if s.senderHasRetrans == 1 && st.sender && s.tcpInfo != nil {
+			if info, ok := s.tcpInfo(st.conn); ok {
+				st.tcp.prevTotalRetrans = info.TotalRetransmits
+			}
+		}
+		st.tcp.retrans = 0
+	}
+}
+
+// ownBytes is what this side moved on st after the omit period.
+func (st *stream) ownBytes() uint64 {
+	moved := st.final
+	if !st.frozen {
+		moved = st.moved.Load()
+	}
+	return moved - st.omitBase
+}
+
+// duration is the stream's measured time, start to last interval end.
+func (st *stream) duration() time.Duration { return st.end.Sub(st.start) }
+
+// localResults is what this side tells its peer (send_results).
+func (s *session) localResults() PeerResults {
+	r := PeerResults{SenderHasRetransmits: s.senderHasRetrans, CongestionUsed: s.congestion}
+	if !s.sending {
+		r.SenderHasRetransmits = -1
+	}
+	for _, st := range s.streams {
+		retrans := int64(-1)
+		if st.sender && s.senderHasRetrans == 1 {
+			retrans = int64(st.tcp.retrans)
+		}
+		r.Streams = append(r.Streams, PeerStream{
+			ID: st.id, Bytes: st.ownBytes(), Retransmits: retrans,
+			StartTime: 0, EndTime: secs(st.duration()), HasTimes: true,
+		})
+	}
+	return r
+}
+
+// applyPeer takes in the peer's results (get_results).
+func (s *session) applyPeer(r PeerResults) error {
+	for _, ps := range r.Streams {
+		var st *stream
+		for _, cand := range s.streams {
+			if cand.id == ps.ID {
+				st = cand
+				break
+			}
+		}
+		if st == nil {
+			return fail(CodeStreamID, fmt.Errorf("peer reported stream id %d", ps.ID))
+		}
+		st.peer, st.hasPeer = ps, true
+	}
+	if !s.sending {
+		s.senderHasRetrans = 0
+		if r.SenderHasRetransmits == 1 {
+			s.senderHasRetrans = 1
+		}
+	}
+	s.peer = &r
+	s.res.Peer = &r
+	return nil
+}

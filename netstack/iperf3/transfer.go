@@ -1,0 +1,115 @@
+package iperf3
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+)
+
+// maxReadChunk bounds each receiving stream's buffer whatever block length a
+// peer asks for, so 128 streams of 1 MiB blocks cost 16 MiB, not 128 MiB.
+// Read sizes are invisible on the wire.
+const maxReadChunk = 128 * 1024
+
+// transfer runs the data streams: one goroutine per stream, sending the
+// fixed random payload block after block or reading and counting.
+type transfer struct {
+	limit    uint64 // bytes to move in total, 0 = until stopped
+	progress *atomic.Uint64
+
+	stop     atomic.Bool   // set when the test ends; later errors are expected
+	reserved atomic.Uint64 // bytes handed out to senders (the -n quota)
+	received atomic.Uint64 // bytes read by all receivers
+
+	limitHit    chan struct{} // a receiver saw the -n total arrive
+	sendersDone chan struct{} // every sender has returned
+	errs        chan error
+	senders     sync.WaitGroup
+	all         sync.WaitGroup
+}
+
+func newTransfer(limit uint64, progress *atomic.Uint64, streams int) *transfer {
+	return &transfer{
+		limit: limit, progress: progress,
+		limitHit:    make(chan struct{}, 1),
+		sendersDone: make(chan struct{}),
+		errs:        make(chan error, streams),
+	}
+}
+
+// start launches every stream's goroutine.
+func (t *transfer) start(streams []*stream, payload []byte, readSize int) {
+	readSize = min(readSize, maxReadChunk)
+	for _, st := range streams {
+		t.all.Add(1)
+		if st.sender {
+			t.senders.Add(1)
+			go t.send(st, payload)
+		} else {
+			go t.receive(st, readSize)
+		}
+	}
+	go func() {
+		t.senders.Wait()
+		close(t.sendersDone)
+	}()
+}
+
+func (t *transfer) report(err error) {
+	select {
+	case t.errs <- err:
+	default:
+	}
+}
+
+// send writes whole blocks. Under -n each block is reserved from the shared
+// quota first, so all streams together send ceil(n/len) blocks, as iperf3's
+// "bytes_sent >= bytes" check after every block does.
+func (t *transfer) send(st *stream, payload []byte) {
+	defer t.all.Done()
+	defer t.senders.Done()
+	size := uint64(len(payload))
+	for !t.stop.Load() {
+		if t.limit > 0 && t.reserved.Add(size)-size >= t.limit {
+			return
+		}
+		n, err := st.conn.Write(payload)
+		st.moved.Add(uint64(n))
+		t.progress.Add(uint64(n))
+		if err != nil {
+			if !t.stop.Load() {
+				t.report(fail(CodeStreamWrite, err))
+			}
+			return
+		}
+	}
+}
+
+// receive counts what arrives until the connection ends. It keeps draining
+// after the test ends so a sender never stalls on it; an end of stream or an
+// error after the test ended is normal.
+func (t *transfer) receive(st *stream, size int) {
+	defer t.all.Done()
+	buf := make([]byte, size)
+	for {
+		n, err := st.conn.Read(buf)
+		if n > 0 {
+			st.moved.Add(uint64(n))
+			t.progress.Add(uint64(n))
+			if t.limit > 0 && t.received.Add(uint64(n)) >= t.limit {
+				select {
+				case t.limitHit <- struct{}{}:
+				default:
+				}
+			}
+		}
+		if err != nil {
+			if !t.stop.Load() && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				t.report(fail(CodeStreamRead, err))
+			}
+			return
+		}
+	}
+}
