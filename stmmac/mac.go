@@ -23,9 +23,9 @@ const (
 // MAC is the DWMAC 3.70a device: an emu.Device for the bus, a transmitter hook and a
 // Receive input for the wire, an MDIO master on an mdio.Bus.
 //
-// Locking: ReadReg, WriteReg, Receive and SetLinkState run with the machine lock held
-// (hardware context). SetTransmitter, Counters, TxState, RxState and Peek take the
-// lock themselves and are for the assembly, tests and the command line.
+// Locking: like every hardware model, all its methods run with the machine lock held
+// (hardware context: events, the bus, the assembly under m.Lock), or before the
+// machine runs. None of them takes the lock itself.
 type MAC struct {
 	m   *emu.Machine
 	irq *emu.IRQ
@@ -139,12 +139,8 @@ func (c *MAC) value(off uint32) (uint32, bool) {
 }
 
 // Peek reads a register as the guest would, without read side effects (clear-on-read
-// counters keep their value). It takes the machine lock.
-func (c *MAC) Peek(off uint32) (uint32, bool) {
-	c.m.Lock()
-	defer c.m.Unlock()
-	return c.value(off)
-}
+// counters keep their value). Lock held.
+func (c *MAC) Peek(off uint32) (uint32, bool) { return c.value(off) }
 
 // ReadReg is a guest load. Holes read 0.
 func (c *MAC) ReadReg(off uint32) uint32 {
@@ -330,12 +326,8 @@ func (c *MAC) mmcSizeBucket(first mmcCounter, n int) {
 
 // SetTransmitter installs the hook that receives every transmitted frame (FCS
 // included) at the moment its last bit has left the MAC. The slice is valid only
-// during the call; the hook runs with the machine lock held.
-func (c *MAC) SetTransmitter(fn func(frame []byte)) {
-	c.m.Lock()
-	c.transmit = fn
-	c.m.Unlock()
-}
+// during the call; the hook runs with the machine lock held. Lock held.
+func (c *MAC) SetTransmitter(fn func(frame []byte)) { c.transmit = fn }
 
 // SetLinkState records the PHY's link as its RGMII in-band status reports it
 // (GMAC_S_R_GMII); a change of the link bit raises the RGMII interrupt status.
@@ -382,23 +374,11 @@ func (c *MAC) LineRate() int {
 // FullDuplex reports the MAC's duplex setting (DM). Lock held.
 func (c *MAC) FullDuplex() bool { return c.macRegs.Get(offMACConfig)&cfgDM != 0 }
 
-// Counters returns a snapshot of the model's counters. It takes the machine lock.
-func (c *MAC) Counters() Counters {
-	c.m.Lock()
-	defer c.m.Unlock()
-	return c.counters
-}
+// Counters returns a snapshot of the model's counters. Lock held.
+func (c *MAC) Counters() Counters { return c.counters }
 
-// TxState and RxState are the DMA process states. They take the machine lock.
-func (c *MAC) TxState() ProcessState {
-	c.m.Lock()
-	defer c.m.Unlock()
-	return c.tx.state
-}
+// TxState is the TX DMA process state. Lock held.
+func (c *MAC) TxState() ProcessState { return c.tx.state }
 
-// RxState is the RX DMA process state. It takes the machine lock.
-func (c *MAC) RxState() ProcessState {
-	c.m.Lock()
-	defer c.m.Unlock()
-	return c.rx.state
-}
+// RxState is the RX DMA process state. Lock held.
+func (c *MAC) RxState() ProcessState { return c.rx.state }

@@ -75,7 +75,7 @@ func TestMDIO(t *testing.T) {
 			if got := r.rd(offMIIData); got != 0xffff {
 				t.Fatalf("empty address reads %#x", got)
 			}
-			c := r.mac.Counters()
+			c := r.counters()
 			if c.MDIOReads != 2 || c.MDIOWrites != 1 {
 				t.Fatalf("counters reads %d writes %d", c.MDIOReads, c.MDIOWrites)
 			}

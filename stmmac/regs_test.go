@@ -167,7 +167,7 @@ func TestSoftwareResetRestoresEverything(t *testing.T) {
 	if len(r.sent) != 0 {
 		t.Errorf("%d frames left after a reset during DMA", len(r.sent))
 	}
-	if st := r.mac.TxState(); st != Stopped {
+	if st := r.txState(); st != Stopped {
 		t.Errorf("TX state %v after reset", st)
 	}
 }
@@ -202,7 +202,10 @@ func TestMissedFrameCounterClearOnRead(t *testing.T) {
 	if got := r.rd(offMissed); got != 0 {
 		t.Fatalf("missed after read = %d, want 0", got)
 	}
-	if v, _ := r.mac.Peek(offMissed); v != 0 {
+	r.m.Lock()
+	v, _ := r.mac.Peek(offMissed)
+	r.m.Unlock()
+	if v != 0 {
 		t.Fatalf("peek = %d", v)
 	}
 }
@@ -323,7 +326,7 @@ func TestRandomRegisterWrites(t *testing.T) {
 		r.m.Advance(emu.Time(rng.IntN(20000)))
 	}
 	// The engines must actually have run, or the test proves nothing.
-	c := r.mac.Counters()
+	c := r.counters()
 	if c.TxDescFetches == 0 || c.RxDescFetches == 0 || c.SoftwareResets == 0 || c.MDIOReads+c.MDIOWrites == 0 {
 		t.Fatalf("random programming never exercised the engines: %+v", c)
 	}

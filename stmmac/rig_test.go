@@ -45,7 +45,7 @@ func newRig(t testing.TB, cfg Config) *rig {
 	if err := m.Bus().Map(macBase, Size, r.mac); err != nil {
 		t.Fatal(err)
 	}
-	r.mac.SetTransmitter(func(f []byte) {
+	r.mac.SetTransmitter(func(f []byte) { // before the machine runs: no lock needed
 		r.sent = append(r.sent, sentFrame{m.Now(), append([]byte(nil), f...)})
 	})
 	return r
@@ -103,6 +103,24 @@ func (r *rig) irqLevel() bool {
 	r.m.Lock()
 	defer r.m.Unlock()
 	return r.irq.Level()
+}
+
+func (r *rig) counters() Counters {
+	r.m.Lock()
+	defer r.m.Unlock()
+	return r.mac.Counters()
+}
+
+func (r *rig) txState() ProcessState {
+	r.m.Lock()
+	defer r.m.Unlock()
+	return r.mac.TxState()
+}
+
+func (r *rig) rxState() ProcessState {
+	r.m.Lock()
+	defer r.m.Unlock()
+	return r.mac.RxState()
 }
 
 func (r *rig) receive(frame []byte) RxOutcome {

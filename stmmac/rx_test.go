@@ -179,8 +179,8 @@ func TestRxUnavailableAndMissedFrames(t *testing.T) {
 		}
 	}
 	st := r.rd(offStatus)
-	if st&stRU != 0 || st&stRSMask>>stRSShift != rsSuspended || r.mac.RxState() != Suspended {
-		t.Fatalf("status %#x, state %v", st, r.mac.RxState())
+	if st&stRU != 0 || st&stRSMask>>stRSShift != rsSuspended || r.rxState() != Suspended {
+		t.Fatalf("status %#x, state %v", st, r.rxState())
 	}
 	if got := r.rd(offMissed); got != 2 {
 		t.Fatalf("missed frame counter %d, want 2", got)
@@ -189,7 +189,7 @@ func TestRxUnavailableAndMissedFrames(t *testing.T) {
 	r.w(offIntEnable, 0x1a061|stRU)
 	rx.refillRx(0)
 	r.w(offRxPoll, 1)
-	if r.mac.RxState() != Running {
+	if r.rxState() != Running {
 		t.Fatal("poll demand did not resume")
 	}
 	if o := r.receive(f); o != Delivered {
@@ -218,8 +218,8 @@ func TestRxTruncatedByHostDescriptor(t *testing.T) {
 	if d := rx.get(1)[0]; d != rdes0LS|rdes0DescError|rdes0ES|rdes0FrameType|1024<<rdes0FLShift {
 		t.Fatalf("RDES0[1] = %#x", d)
 	}
-	if r.mac.RxState() != Suspended || r.rd(offMissed) != 1 || r.mac.Counters().RxTruncated != 1 {
-		t.Fatalf("state %v", r.mac.RxState())
+	if r.rxState() != Suspended || r.rd(offMissed) != 1 || r.counters().RxTruncated != 1 {
+		t.Fatalf("state %v", r.rxState())
 	}
 }
 
@@ -438,7 +438,7 @@ func TestRxConservation(t *testing.T) {
 		}
 		outcomes[r.receive(frames[i%len(frames)])]++
 	}
-	c := r.mac.Counters()
+	c := r.counters()
 	sum := c.RxDelivered + c.RxDroppedCRC + c.RxDroppedLength + c.RxDroppedNoDescriptor +
 		c.RxDroppedDisabled + c.RxDroppedBusError + c.RxDroppedFiltered
 	if c.RxSeen != 40 || sum != 40 {

@@ -89,7 +89,7 @@ func TestTxBackToBackSpacing(t *testing.T) {
 			t.Errorf("frame %d out of order", i)
 		}
 	}
-	c := r.mac.Counters()
+	c := r.counters()
 	if c.TxFrames != frames || c.TxOctets != frames*1518 {
 		t.Errorf("counters %d frames %d octets", c.TxFrames, c.TxOctets)
 	}
@@ -210,7 +210,7 @@ func TestTxUnavailableOnEmptyRing(t *testing.T) {
 	if st&stTU == 0 || st&stTSMask>>stTSShift != tsSuspended {
 		t.Fatalf("status %#x: want TU and TS = suspended", st)
 	}
-	if s := r.mac.TxState(); s != Suspended {
+	if s := r.txState(); s != Suspended {
 		t.Fatalf("state %v", s)
 	}
 	if r.irqLevel() {
@@ -221,7 +221,7 @@ func TestTxUnavailableOnEmptyRing(t *testing.T) {
 	tx.queueTx(0, testFrame(60, peerMAC, 0), false)
 	r.w(offTxPoll, 1)
 	r.m.Advance(emu.Millisecond)
-	if len(r.sent) != 1 || r.rd(offStatus)&stTU == 0 || r.mac.TxState() != Suspended {
+	if len(r.sent) != 1 || r.rd(offStatus)&stTU == 0 || r.txState() != Suspended {
 		t.Fatalf("sent %d status %#x", len(r.sent), r.rd(offStatus))
 	}
 	if got := r.rd(offCurTxDesc); got != tx.desc(1) {
@@ -422,23 +422,23 @@ func TestTxLoopingChainConsumesVirtualTime(t *testing.T) {
 			r.setRAM32(txRingAt+4, tdes1FS|tdes1TER) // a one-entry ring
 		}
 		r.setRAM32(txRingAt, descOWN)
-		before := r.mac.Counters().TxDescFetches
+		before := r.counters().TxDescFetches
 		r.w(offOpMode, r.rd(offOpMode)|opST)
 		r.m.Advance(emu.Millisecond)
 		// Batches of 64 fetches, each batch 64 * 32 = 2048 ns: 489 batches start in 1 ms.
 		const batches = 1_000_000/2048 + 1
-		if got := r.mac.Counters().TxDescFetches - before; got != batches*64 {
+		if got := r.counters().TxDescFetches - before; got != batches*64 {
 			t.Errorf("chain=%v: %d descriptor fetches in 1 ms, want %d", chain, got, batches*64)
 		}
-		if len(r.sent) != 0 || r.mac.TxState() != Running {
-			t.Fatalf("chain=%v: sent %d, state %v", chain, len(r.sent), r.mac.TxState())
+		if len(r.sent) != 0 || r.txState() != Running {
+			t.Fatalf("chain=%v: sent %d, state %v", chain, len(r.sent), r.txState())
 		}
 		// Stopping the DMA closes the half-gathered frame as flushed.
 		r.w(offOpMode, r.rd(offOpMode)&^opST)
 		if got := r.ram32(txRingAt); got != tdes0Flushed|tdes0ES {
 			t.Errorf("chain=%v: TDES0 after stop = %#x", chain, got)
 		}
-		if st := r.rd(offStatus); st&stTPS == 0 || r.mac.TxState() != Stopped {
+		if st := r.rd(offStatus); st&stTPS == 0 || r.txState() != Stopped {
 			t.Errorf("chain=%v: status %#x after stop", chain, st)
 		}
 	}
@@ -473,7 +473,7 @@ func TestTxFatalBusErrorRxKeepsServing(t *testing.T) {
 			if st&(stFBI|stTPS|stAIS) != stFBI|stTPS|stAIS || st&stEBMask>>stEBShift != tt.wantEB {
 				t.Fatalf("status %#x: want FBI, TPS, AIS and EB %#x", st, tt.wantEB)
 			}
-			if st&stTSMask != 0 || r.mac.TxState() != Stopped || !r.irqLevel() {
+			if st&stTSMask != 0 || r.txState() != Stopped || !r.irqLevel() {
 				t.Fatalf("TX not stopped or line low: status %#x", st)
 			}
 			// RX keeps working.
@@ -482,7 +482,7 @@ func TestTxFatalBusErrorRxKeepsServing(t *testing.T) {
 			}
 			// Poll demands do not restart a stopped channel; toggling ST does.
 			r.w(offTxPoll, 1)
-			if r.mac.TxState() != Stopped {
+			if r.txState() != Stopped {
 				t.Fatal("poll demand restarted a faulted channel")
 			}
 		})
