@@ -22,7 +22,9 @@ type Counters struct {
 	RxDroppedCRC          uint64
 	RxDroppedLength       uint64
 	RxDroppedNoDescriptor uint64
-	RxDroppedDisabled     uint64
+	RxDroppedDisabled     uint64 // = RxReceiverOff + RxDMAStopped
+	RxReceiverOff         uint64 // RE clear: the MAC did not receive
+	RxDMAStopped          uint64 // SR clear or stopped by a bus error: received, not stored
 	RxDroppedBusError     uint64
 	RxDroppedFiltered     uint64
 	RxCRCErrors           uint64 // bad FCS, dropped or forwarded
@@ -60,6 +62,8 @@ func (c Counters) List() []NamedCounter {
 		{"rx_dropped_length", c.RxDroppedLength},
 		{"rx_dropped_no_desc", c.RxDroppedNoDescriptor},
 		{"rx_dropped_disabled", c.RxDroppedDisabled},
+		{"rx_receiver_off", c.RxReceiverOff},
+		{"rx_dma_stopped", c.RxDMAStopped},
 		{"rx_dropped_bus_error", c.RxDroppedBusError},
 		{"rx_dropped_filtered", c.RxDroppedFiltered},
 		{"rx_crc_errors", c.RxCRCErrors},

@@ -62,6 +62,19 @@
 //     v5.4 writes them (RESET_ON_READ|COUNTER_RESET|PRESET|FULL_HALF_PRESET); MMC
 //     interrupts (half/full) are not generated; the RX IPC counters are counted when
 //     IPC is enabled.
+//   - SWR self-clears 1 us after the write, FTF after TxFIFOBytes ns (the FIFO walked
+//     at 4 bytes per 4 ns); a guest that spins on them must let virtual time pass.
+//   - TX checksum insertion (CIC 1..3) for IPv4/IPv6 with TCP, UDP, ICMP; CIC 3 zeroes
+//     the transport checksum field first (Linux preloads it), CIC 2 keeps it as the
+//     software pseudo-header sum; IPv4 fragments and IPv6 extension headers bypass the
+//     payload checksum. IP header / payload errors (TDES0 16 / 12) set ES, as the
+//     enhanced-descriptor definition of ES (STM32 manuals, same IP) lists them.
+//   - RX checksum offload (IPC) status bits 7/5/0 follow the normal-descriptor table
+//     of STM32F107 RM0008 (same IP); with IPC, bit 7 (IP header error) is not in ES.
+//   - ACS strips pad and FCS of 802.3 length frames only; CST strips the FCS of type
+//     frames; FL reports what was stored.
+//   - DMA_HOST_TX/RX_DESC hold the last descriptor the DMA read, DMA_CUR_TX/RX_BUF_ADDR
+//     the last buffer address it used.
 //   - Not modelled: half-duplex collisions and carrier errors, PAUSE frame generation
 //     and reception (FCB self-clears at once), PMT wake-up, LPI, PTP, SA filtering,
 //     the PCS registers (0xc0-0xd4 read 0), MAC address registers 16..31, VLAN

@@ -31,6 +31,7 @@ func (c *MAC) Receive(frame []byte) RxOutcome {
 func (c *MAC) receive(frame []byte) RxOutcome {
 	cfg := c.macRegs.Get(offMACConfig)
 	if cfg&cfgRE == 0 {
+		c.counters.RxReceiverOff++
 		return DroppedDisabled
 	}
 	op := c.dmaRegs.Get(offOpMode)
@@ -101,6 +102,7 @@ func (c *MAC) receive(frame []byte) RxOutcome {
 		return DroppedFiltered
 	}
 	if op&opSR == 0 || c.rx.state == Stopped {
+		c.counters.RxDMAStopped++
 		return DroppedDisabled
 	}
 

@@ -291,7 +291,7 @@ func TestRxBusErrorTxKeepsServing(t *testing.T) {
 			if st&(stFBI|stRPS|stAIS) != stFBI|stRPS|stAIS || st&stEBMask>>stEBShift != tt.wantEB || st&stRSMask != 0 {
 				t.Fatalf("status %#x", st)
 			}
-			if o := r.receive(withFCS(testFrame(100, ourMAC, 1))); o != DroppedDisabled {
+			if o := r.receive(withFCS(testFrame(100, ourMAC, 1))); o != DroppedDisabled || r.counters().RxDMAStopped != 1 {
 				t.Fatalf("stopped RX: %v", o)
 			}
 			tx.queueTx(0, testFrame(100, peerMAC, 0), true)
