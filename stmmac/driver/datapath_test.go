@@ -140,6 +140,34 @@ func TestRingFull(t *testing.T) {
 	}
 }
 
+// TestCloseWakesTransmit: a Transmit blocked on a full ring returns ErrClosed
+// when the device closes.
+func TestCloseWakesTransmit(t *testing.T) {
+	r := newFakeRig(t, func(c *Config) { c.TxRingSize = 64 })
+	r.up(t)
+	r.lock(func() { r.mac.txStalled = true })
+	for i := range 45 {
+		if err := r.drv.Xmit(testFrame(100, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wake := r.drv.TxWake()
+	done := make(chan error)
+	go func() { done <- r.drv.Transmit(testFrame(100, 45)) }()
+	if err := r.drv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-wake
+	if err := <-done; !errors.Is(err, ErrClosed) {
+		t.Fatalf("blocked Transmit after Close = %v, want ErrClosed", err)
+	}
+	var csr6, ctrl uint32
+	r.lock(func() { csr6, ctrl = r.mac.regs[dmaControl], r.mac.regs[gmacControl] })
+	if csr6&(dmaControlST|dmaControlSR) != 0 || ctrl&(gmacControlTE|gmacControlRE) != 0 {
+		t.Fatalf("after Close CSR6 %#x, MAC control %#x: DMA or MAC still enabled", csr6, ctrl)
+	}
+}
+
 // TestRxNoOwnedDescriptors overruns a 64-entry RX ring with 70 frames before the
 // driver runs: 6 are missed (counted from 0x1020), the RX DMA suspends; the driver
 // harvests 64 (a full NAPI budget, so a second poll follows), refills by ORing OWN

@@ -56,7 +56,6 @@ type Driver struct {
 	txDirty     int  // oldest descriptor not yet cleaned (dirty_tx)
 	txStopped   bool // netif_tx_stop_queue
 	txCount     int  // tx_count_frames (coalescing)
-	txLen       []int
 	txTimer     Timer
 	txWakeCh    chan struct{} // closed when the stopped queue is woken
 	txScheduled bool          // tx NAPI scheduled (irqMu)
@@ -97,7 +96,6 @@ func New(cfg Config, bus emu.GuestBus, irq *emu.IRQ, k Kernel) (*Driver, error) 
 	}
 	d := &Driver{
 		cfg: cfg, bus: bus, irq: irq, k: k, layout: l,
-		txLen: make([]int, cfg.TxRingSize),
 		rxBuf: make([]byte, cfg.BufSize),
 		mmc:   make([]uint32, len(mmcCounters)),
 		tc:    64, // TC_DEFAULT

@@ -268,3 +268,35 @@ func TestHWCloseReopen(t *testing.T) {
 }
 
 const time10ms = 10 * emu.Millisecond
+
+// TestHWFatalBusError gives the driver a region whose descriptors lie in RAM but
+// whose buffers lie past its end. A received frame makes the RX DMA hit the hole:
+// the MAC raises FBI and stops RX. Linux v5.4 treats FBI as tx_hard_error and runs
+// stmmac_tx_err (TX restarted, tx_errors + 1); RX stays stopped. Xmit cannot copy
+// into a buffer outside RAM and says so with the bus error.
+func TestHWFatalBusError(t *testing.T) {
+	r := newHWRig(t, func(c *Config) {
+		c.RAMStart = hwRAMSize - 2*512*descSize // both rings just fit
+		c.RAMSize = 0x184000
+	})
+	r.up(t)
+	if o := r.receiveWire(testFrame(100, 0)); o != stmmac.DroppedBusError {
+		t.Fatalf("outcome %v, want a DMA bus error", o)
+	}
+	r.runIdle(time10ms)
+	wantStats(t, r.drv, map[string]uint64{"fatal_bus_error_irq": 1, "rx_pkt_n": 0})
+	if ns := r.drv.NetStats(); ns.TxErrors != 1 || ns.TxErrFlushed != 0 {
+		t.Fatalf("net stats %+v, want one tx_err", ns)
+	}
+	if r.mac.RxState() != stmmac.Stopped || r.mac.TxState() == stmmac.Stopped {
+		t.Fatalf("after FBI: rx %v (want stopped), tx %v (want restarted)", r.mac.RxState(), r.mac.TxState())
+	}
+	err := r.drv.Xmit(testFrame(100, 1))
+	var be *emu.BusError
+	if !errors.As(err, &be) || r.drv.NetStats().TxDropped != 1 {
+		t.Fatalf("Xmit into a buffer outside RAM: %v, tx_dropped %d", err, r.drv.NetStats().TxDropped)
+	}
+	if err := r.drv.Err(); err != nil {
+		t.Fatalf("async error %v", err)
+	}
+}

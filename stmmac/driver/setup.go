@@ -45,7 +45,6 @@ func (d *Driver) initRings() error {
 	d.irqMu.Unlock()
 	d.txMu.Lock()
 	d.txCur, d.txDirty, d.txCount = 0, 0, 0
-	clear(d.txLen)
 	d.txMu.Unlock()
 	return nil
 }

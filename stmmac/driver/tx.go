@@ -69,7 +69,6 @@ func (d *Driver) Xmit(frame []byte) error {
 	if setIC {
 		d.ctr.inc(xTxSetICBit)
 	}
-	d.txLen[entry] = n
 	d.txCur = (entry + 1) % d.cfg.TxRingSize
 	if d.txAvail() <= txStopThreshold {
 		d.txStopped = true
@@ -199,7 +198,6 @@ func (d *Driver) txClean(budget int) int {
 			d.noteAsync(fmt.Errorf("stmmac tx clean: release TX descriptor %d: %w", entry, err))
 			break
 		}
-		d.txLen[entry] = 0
 		entry = (entry + 1) % size
 	}
 	d.txDirty = entry
@@ -271,7 +269,6 @@ func (d *Driver) txErr() error {
 		}
 	}
 	d.txDirty, d.txCur = 0, 0
-	clear(d.txLen)
 	if err := d.wr(dmaTxBaseAddr, d.layout.TxDesc); err != nil {
 		return fmt.Errorf("stmmac tx error: write TX list base: %w", err)
 	}
