@@ -206,7 +206,7 @@ type Layout struct {
 	End            uint32 // first byte after the last buffer
 }
 
-// RxBufAddr and TxBufAddr are the buffers of descriptor i.
+// rxBufAddr and txBufAddr are the buffers of descriptor i.
 func (l Layout) rxBufAddr(i, bufSize int) uint32 { return l.RxBuf + uint32(i*bufSize) }
 func (l Layout) txBufAddr(i, bufSize int) uint32 { return l.TxBuf + uint32(i*bufSize) }
 
