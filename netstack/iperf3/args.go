@@ -31,8 +31,8 @@ type Config struct {
 type option struct {
 	short   byte
 	long    string
-	takes   bool   // needs a value
-	only    Mode   // 0: both roles
+	takes   bool // needs a value
+	only    Mode // 0: both roles
 	applies func(*Config, string) error
 }
 

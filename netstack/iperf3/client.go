@@ -124,6 +124,9 @@ func Run(ctx context.Context, opts ClientOptions) (*Result, error) {
 	}
 	c := newClient(o)
 	err = c.run(ctx)
+	if err != nil && c.wd != nil && c.wd.expired.Load() {
+		err = fail(CodeNoMsg, errIdle) // whatever broke, it broke because the test stalled
+	}
 	c.cleanup()
 	res := c.s.res
 	if err != nil {
@@ -300,6 +303,9 @@ func (c *client) loop(ctx context.Context) error {
 				return err
 			}
 		case err := <-xferErrs:
+			if c.wd.expired.Load() {
+				return fail(CodeNoMsg, errIdle)
+			}
 			return err
 		case <-c.limitHit:
 			c.limitHit = nil
@@ -325,10 +331,8 @@ func (c *client) loop(ctx context.Context) error {
 
 // readFailure maps a failed control read to iperf3's error.
 func (c *client) readFailure(r readResult) error {
-	select {
-	case <-c.wd.fired:
+	if c.wd.expired.Load() {
 		return fail(CodeNoMsg, errIdle)
-	default:
 	}
 	if errors.Is(r.err, io.EOF) || errors.Is(r.err, io.ErrUnexpectedEOF) {
 		return fail(CodeCtrlClose, r.err)

@@ -349,4 +349,3 @@ func maskNumbers(s string) string {
 	}
 	return string(out)
 }
-

@@ -171,6 +171,9 @@ func (srv *server) runTest(ctx context.Context) (*Result, error) {
 	}
 	t := newServerTest(srv, ctrl)
 	err := t.run(ctx)
+	if err != nil && t.wd.expired.Load() {
+		err = fail(CodeNoMsg, errIdle) // whatever broke, it broke because the test stalled
+	}
 	t.cleanup()
 	res := t.s.res
 	if err != nil {
@@ -205,6 +208,7 @@ const (
 )
 
 type cookieResult struct {
+	seq    int // accept order
 	conn   net.Conn
 	cookie []byte
 	err    error
@@ -225,13 +229,20 @@ type serverTest struct {
 	pending int
 	cookies chan cookieResult
 	quit    chan struct{}
+	// Streams join in accept order whatever order their cookies arrive
+	// in: the client numbers its streams in connect order and the results
+	// exchange matches them by number.
+	acceptSeq int
+	nextSeq   int
+	arrived   map[int]cookieResult
 
 	mu    sync.Mutex // guards conns against the watchdog's closeAll
 	conns []net.Conn
 }
 
-// maxPendingStreams bounds connections whose cookie is still being read, so
-// a flood of silent connections cannot pile up goroutines.
+// maxPendingStreams bounds, beyond the streams the test needs, connections
+// whose cookie is still being read or waiting their turn, so a flood of
+// silent connections cannot pile up goroutines.
 const maxPendingStreams = 16
 
 func newServerTest(srv *server, ctrl net.Conn) *serverTest {
@@ -241,6 +252,7 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 		tl:      newTimeline(o.Clock),
 		cookies: make(chan cookieResult),
 		quit:    make(chan struct{}),
+		arrived: make(map[int]cookieResult),
 		conns:   []net.Conn{ctrl},
 	}
 	var out *printer
@@ -316,6 +328,9 @@ func (t *serverTest) run(ctx context.Context) error {
 				return err
 			}
 		case err := <-xferErrs:
+			if t.wd.expired.Load() {
+				return fail(CodeNoMsg, errIdle)
+			}
 			return err
 		}
 	}
@@ -329,10 +344,8 @@ func (t *serverTest) refuse(err error) error {
 }
 
 func (t *serverTest) readFailure(r readResult) error {
-	select {
-	case <-t.wd.fired:
+	if t.wd.expired.Load() {
 		return fail(CodeNoMsg, errIdle)
-	default:
 	}
 	switch {
 	case r.kind == readCookie:
@@ -409,11 +422,13 @@ func (t *serverTest) onParams(body []byte) error {
 // streams are being created it may be one (its cookie decides); otherwise
 // the server is busy.
 func (t *serverTest) onConnection(conn net.Conn) {
-	if t.phase != srvStreams || t.pending >= maxPendingStreams {
+	if t.phase != srvStreams || t.pending+len(t.arrived) >= t.s.params.Parallel+maxPendingStreams {
 		deny(conn)
 		return
 	}
 	t.pending++
+	seq := t.acceptSeq
+	t.acceptSeq++
 	progress := &t.wd.progress
 	go func() {
 		timer := t.o.Clock.AfterFunc(t.o.IdleTimeout, func() { _ = conn.Close() })
@@ -421,7 +436,7 @@ func (t *serverTest) onConnection(conn net.Conn) {
 		_, err := io.ReadFull(countingReader{r: conn, n: progress}, buf)
 		timer.Stop()
 		select {
-		case t.cookies <- cookieResult{conn: conn, cookie: buf, err: err}:
+		case t.cookies <- cookieResult{seq: seq, conn: conn, cookie: buf, err: err}:
 		case <-t.quit:
 			_ = conn.Close()
 		}
@@ -430,6 +445,23 @@ func (t *serverTest) onConnection(conn net.Conn) {
 
 func (t *serverTest) onStreamCookie(cr cookieResult) error {
 	t.pending--
+	t.arrived[cr.seq] = cr
+	for {
+		next, ok := t.arrived[t.nextSeq]
+		if !ok {
+			return nil
+		}
+		delete(t.arrived, t.nextSeq)
+		t.nextSeq++
+		if err := t.admitStream(next); err != nil {
+			return err
+		}
+	}
+}
+
+// admitStream checks a new connection's cookie: a match becomes the next
+// stream, anything else gets ACCESS_DENIED (iperf_tcp_accept).
+func (t *serverTest) admitStream(cr cookieResult) error {
 	if cr.err != nil {
 		_ = cr.conn.Close()
 		return nil

@@ -26,6 +26,9 @@ type watchdog struct {
 	progress atomic.Uint64
 	onIdle   func()
 	fired    chan struct{}
+	// expired is set before onIdle runs, so whoever sees a connection
+	// fail because of it can tell an idle timeout from a broken peer.
+	expired atomic.Bool
 
 	mu         sync.Mutex
 	last       uint64
@@ -57,6 +60,7 @@ func (w *watchdog) check() {
 	} else if now.Sub(w.lastChange) >= w.limit {
 		w.stopped = true
 		w.mu.Unlock()
+		w.expired.Store(true)
 		w.onIdle()
 		w.fired <- struct{}{}
 		return

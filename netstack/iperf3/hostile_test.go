@@ -1,0 +1,316 @@
+package iperf3
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+const hostileIdle = 300 * time.Millisecond
+
+var testCookie = []byte("abcdefghijklmnopqrstuvwxyz2345672345\x00")
+
+// serveHostile runs our server for one test with a short idle timeout.
+func serveHostile(t *testing.T) (port int, out *syncBuffer, done <-chan error) {
+	t.Helper()
+	ln, err := listenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port = splitAddr(ln.Addr())
+	out = new(syncBuffer)
+	ch := make(chan error, 1)
+	go func() {
+		_, err := ServeOne(context.Background(), ln, ServerOptions{Output: out, IdleTimeout: hostileIdle})
+		ch <- err
+	}()
+	return port, out, ch
+}
+
+func dialPeer(t *testing.T, port int) fakePeer {
+	t.Helper()
+	c, err := dialLoopback(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return fakePeer{t, c}
+}
+
+// handshake gets a fake client to CREATE_STREAMS with the given parameters.
+func handshake(t *testing.T, port int, params string) fakePeer {
+	ctrl := dialPeer(t, port)
+	ctrl.send(testCookie...)
+	ctrl.expect(stateParamExchange)
+	ctrl.sendJSON([]byte(params))
+	ctrl.expect(stateCreateStreams)
+	return ctrl
+}
+
+// expectServerError reads SERVER_ERROR and its two integers, then the close.
+func expectServerError(t *testing.T, p fakePeer, want Code) {
+	t.Helper()
+	p.expect(stateServerError)
+	code, errno, err := readServerErrorPayload(p.conn)
+	if err != nil || code != want || errno != 0 {
+		t.Errorf("SERVER_ERROR %d errno %d (%v), want %d errno 0", code, errno, err, want)
+	}
+	if rest := p.expectEOF(); len(rest) != 0 {
+		t.Errorf("server sent %q after SERVER_ERROR", rest)
+	}
+}
+
+const goodParams = `{"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"}`
+
+// TestServerRejectsHostileClients feeds our server malformed and malicious
+// control traffic. Each must end the test with iperf3's error (sent to the
+// client as SERVER_ERROR where the client is still there) and a clean close.
+func TestServerRejectsHostileClients(t *testing.T) {
+	paramsError := func(body []byte, want Code) func(t *testing.T, port int) {
+		return func(t *testing.T, port int) {
+			ctrl := dialPeer(t, port)
+			ctrl.send(testCookie...)
+			ctrl.expect(stateParamExchange)
+			ctrl.send(body...)
+			expectServerError(t, ctrl, want)
+		}
+	}
+	lengthOnly := func(n uint32) []byte {
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], n)
+		return b[:]
+	}
+	framed := func(s string) []byte { return append(lengthOnly(uint32(len(s))), s...) }
+
+	tests := []struct {
+		name   string
+		script func(t *testing.T, port int)
+		code   Code
+		cause  error
+	}{
+		// CVE-2023-38403: 3.12 allocated len+1 bytes, which wraps to 0.
+		{"length 0xffffffff", paramsError(lengthOnly(0xffffffff), CodeRecvParams), CodeRecvParams, errJSONTooLong},
+		{"length 1 MiB + 1", paramsError(lengthOnly(MaxJSONLength+1), CodeRecvParams), CodeRecvParams, errJSONTooLong},
+		{"length 0", paramsError(lengthOnly(0), CodeRecvParams), CodeRecvParams, errJSONEmpty},
+		{"garbage JSON", paramsError(framed("hello"), CodeRecvParams), CodeRecvParams, nil},
+		{"JSON array", paramsError(framed(`[1,2,3]`), CodeRecvParams), CodeRecvParams, nil},
+		{"too many streams", paramsError(framed(`{"tcp":true,"parallel":100000}`), CodeNumStreams), CodeNumStreams, nil},
+		{"zero block length", paramsError(framed(`{"tcp":true,"len":0}`), CodeBlockSize), CodeBlockSize, nil},
+		{"duration -1 as 3.12 prints it", paramsError(framed(`{"tcp":true,"time":18446744073709551615}`), CodeDuration), CodeDuration, nil},
+		{"string as number", paramsError(framed(`{"tcp":true,"parallel":"x"}`), CodeRecvParams), CodeRecvParams, nil},
+		{"UDP", paramsError(framed(`{"udp":true}`), CodeProtocol), CodeProtocol, nil},
+		{"truncated then gone", func(t *testing.T, port int) {
+			ctrl := dialPeer(t, port)
+			ctrl.send(testCookie...)
+			ctrl.expect(stateParamExchange)
+			ctrl.send(append(lengthOnly(100), `{"tcp":`...)...)
+			ctrl.conn.(*net.TCPConn).CloseWrite()
+			ctrl.expectEOF()
+		}, CodeRecvParams, nil},
+		{"unknown state byte", func(t *testing.T, port int) {
+			ctrl := handshake(t, port, goodParams)
+			ctrl.send(0x55)
+			expectServerError(t, ctrl, CodeMessage)
+		}, CodeMessage, nil},
+		{"unknown state while running", func(t *testing.T, port int) {
+			ctrl := handshake(t, port, goodParams)
+			data := dialPeer(t, port)
+			data.send(testCookie...)
+			ctrl.expect(stateTestStart)
+			ctrl.expect(stateTestRunning)
+			ctrl.send(7) // STREAM_END: defined but never sent by a client
+			expectServerError(t, ctrl, CodeMessage)
+		}, CodeMessage, nil},
+		{"garbage results", func(t *testing.T, port int) {
+			ctrl := handshake(t, port, goodParams)
+			data := dialPeer(t, port)
+			data.send(testCookie...)
+			ctrl.expect(stateTestStart)
+			ctrl.expect(stateTestRunning)
+			ctrl.send(byte(stateTestEnd))
+			ctrl.expect(stateExchangeResults)
+			ctrl.sendJSON([]byte(`{"cpu_util_total":0}`))
+			expectServerError(t, ctrl, CodeRecvResults)
+		}, CodeRecvResults, nil},
+		{"bad cookie on a data stream", func(t *testing.T, port int) {
+			ctrl := handshake(t, port, goodParams)
+			bad := dialPeer(t, port)
+			bad.send([]byte("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\x00")...)
+			bad.expect(stateAccessDenied)
+			bad.expectEOF()
+			good := dialPeer(t, port) // the test still takes the real stream
+			good.send(testCookie...)
+			ctrl.expect(stateTestStart)
+			ctrl.expect(stateTestRunning)
+			ctrl.conn.Close()
+		}, CodeCtrlClose, nil},
+		{"idle before the cookie", func(t *testing.T, port int) {
+			ctrl := dialPeer(t, port)
+			ctrl.send(testCookie[:10]...)
+			ctrl.expectEOF()
+		}, CodeNoMsg, errIdle},
+		{"idle while streams are awaited", func(t *testing.T, port int) {
+			ctrl := handshake(t, port, goodParams)
+			ctrl.expectEOF()
+		}, CodeNoMsg, errIdle},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			port, out, done := serveHostile(t)
+			tc.script(t, port)
+			err := <-done
+			if CodeOf(err) != tc.code || (tc.cause != nil && !errors.Is(err, tc.cause)) {
+				t.Errorf("server error %v (code %d), want code %d cause %v\n%s", err, CodeOf(err), tc.code, tc.cause, out.String())
+			}
+		})
+	}
+}
+
+// fakeServer accepts our client's control connection and hands it to script.
+func runAgainstFakeServer(t *testing.T, script func(ctrl fakePeer, ln net.Listener)) error {
+	t.Helper()
+	ln, err := listenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port := splitAddr(ln.Addr())
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), ClientOptions{Host: "127.0.0.1", Port: port, Seconds: 1, IdleTimeout: hostileIdle})
+		done <- err
+	}()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctrl := fakePeer{t, c}
+	cookie := make([]byte, CookieSize)
+	if _, err := c.Read(cookie); err != nil {
+		t.Fatal(err)
+	}
+	script(ctrl, ln)
+	return <-done
+}
+
+// toRunning plays a well-behaved server up to TEST_RUNNING.
+func toRunning(ctrl fakePeer, ln net.Listener) net.Conn {
+	ctrl.send(byte(stateParamExchange))
+	ctrl.readJSON()
+	ctrl.send(byte(stateCreateStreams))
+	data, err := ln.Accept()
+	if err != nil {
+		ctrl.t.Fatal(err)
+	}
+	ctrl.t.Cleanup(func() { data.Close() })
+	ctrl.send(byte(stateTestStart), byte(stateTestRunning))
+	var s sink
+	s.drain([]net.Conn{data})
+	return data
+}
+
+// TestClientRejectsHostileServers feeds our client a misbehaving server.
+func TestClientRejectsHostileServers(t *testing.T) {
+	tests := []struct {
+		name   string
+		script func(ctrl fakePeer, ln net.Listener)
+		code   Code
+		text   string
+	}{
+		{"access denied", func(ctrl fakePeer, _ net.Listener) {
+			ctrl.send(0xff)
+		}, CodeAccessDenied, "the server is busy running a test. try again later"},
+		{"server error", func(ctrl fakePeer, _ net.Listener) {
+			ctrl.send(byte(stateParamExchange))
+			ctrl.readJSON()
+			_ = writeServerError(ctrl.conn, CodeNumStreams, 0)
+		}, CodeNumStreams, "number of parallel streams too large (maximum = 128)"},
+		{"unknown state", func(ctrl fakePeer, _ net.Listener) {
+			ctrl.send(0x33)
+		}, CodeMessage, "received an unknown control message: state 51"},
+		{"state out of order", func(ctrl fakePeer, _ net.Listener) {
+			ctrl.send(byte(stateTestRunning))
+		}, CodeMessage, "received an unknown control message: state 2 arrived out of order"},
+		{"results length 0xffffffff", func(ctrl fakePeer, ln net.Listener) {
+			toRunning(ctrl, ln)
+			ctrl.expect(stateTestEnd)
+			ctrl.send(byte(stateExchangeResults))
+			ctrl.readJSON()
+			ctrl.send(0xff, 0xff, 0xff, 0xff)
+		}, CodeRecvResults, "unable to receive results: length 4294967295: JSON message longer than 1048576 bytes"},
+		{"results for an unknown stream", func(ctrl fakePeer, ln net.Listener) {
+			toRunning(ctrl, ln)
+			ctrl.expect(stateTestEnd)
+			ctrl.send(byte(stateExchangeResults))
+			ctrl.readJSON()
+			ctrl.sendJSON([]byte(`{"cpu_util_total":1,"cpu_util_user":0,"cpu_util_system":1,"sender_has_retransmits":18446744073709551615,` +
+				`"streams":[{"id":99,"bytes":1,"retransmits":18446744073709551615,"jitter":0,"errors":0,"packets":0}]}`))
+		}, CodeRecvResults, "unable to receive results: stream has an invalid id: peer reported stream id 99"},
+		{"results without streams", func(ctrl fakePeer, ln net.Listener) {
+			toRunning(ctrl, ln)
+			ctrl.expect(stateTestEnd)
+			ctrl.send(byte(stateExchangeResults))
+			ctrl.readJSON()
+			ctrl.sendJSON([]byte(`{"cpu_util_total":1,"cpu_util_user":0,"cpu_util_system":1,"sender_has_retransmits":1}`))
+		}, CodeRecvResults, `unable to receive results: results lack "streams"`},
+		{"control closed mid-test", func(ctrl fakePeer, ln net.Listener) {
+			toRunning(ctrl, ln)
+			ctrl.conn.Close()
+		}, CodeCtrlClose, "control socket has closed unexpectedly: EOF"},
+		{"silent server", func(ctrl fakePeer, _ net.Listener) {
+			ctrl.expectEOF()
+		}, CodeNoMsg, "idle timeout for receiving data: no progress on the control or data connections"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := runAgainstFakeServer(t, tc.script)
+			if CodeOf(err) != tc.code || err.Error() != tc.text {
+				t.Errorf("client error %q (code %d), want %q (code %d)", err, CodeOf(err), tc.text, tc.code)
+			}
+		})
+	}
+}
+
+// TestStreamsJoinInAcceptOrder opens three streams A, B, C but presents
+// their cookies C and B first: our server must still number them in accept
+// order (as iperf3 does, and as the client numbers them), not cookie order.
+func TestStreamsJoinInAcceptOrder(t *testing.T) {
+	port, out, done := serveHostile(t)
+	ctrl := handshake(t, port, strings.Replace(goodParams, `"parallel":1`, `"parallel":3`, 1))
+	var streams []fakePeer
+	var ports []string
+	for i := 0; i < 3; i++ {
+		p := dialPeer(t, port)
+		streams = append(streams, p)
+		_, lp := splitAddr(p.conn.LocalAddr())
+		ports = append(ports, itoa(lp))
+	}
+	streams[2].send(testCookie...)
+	streams[1].send(testCookie...)
+	for i := 0; i < 20; i++ { // give a wrong implementation time to admit C
+		if strings.Contains(out.String(), "connected to") {
+			t.Fatalf("a stream joined before the first one presented its cookie:\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	streams[0].send(testCookie...)
+	ctrl.expect(stateTestStart)
+	var order []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if i := strings.LastIndex(line, "connected to 127.0.0.1 port "); i >= 0 {
+			order = append(order, line[i+len("connected to 127.0.0.1 port "):])
+		}
+	}
+	if strings.Join(order, ",") != strings.Join(ports, ",") {
+		t.Errorf("streams joined as %v, accept order %v", order, ports)
+	}
+	ctrl.conn.Close()
+	<-done
+}

@@ -1,0 +1,74 @@
+package iperf3
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestFormatBytes(t *testing.T) {
+	tests := []struct {
+		n    float64
+		want string
+	}{
+		{0, "0.00 Byte"},
+		{1023, "1023 Byte"},
+		{1024, "1.00 KByte"},
+		{10234, "9.99 KByte"},            // 9.9941 KiB
+		{10235, "10.0 KByte"},            // 9.9951 KiB: at 9.995 the next format takes over
+		{102348, "99.9 KByte"},           // 99.949 KiB
+		{131072, " 128 KByte"},           // "%4.0f": four places
+		{1048576 * 1023.6, "1024 MByte"}, // 1000-1023.x stays in the smaller unit
+		{1506017280, "1.40 GByte"},       // recorded forward run: "1.40 GBytes"
+		{1 << 40, "1.00 TByte"},
+	}
+	for _, tc := range tests {
+		if got := formatBytes(tc.n); got != tc.want {
+			t.Errorf("formatBytes(%v) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestFormatBits(t *testing.T) {
+	tests := []struct {
+		bytesPerSec float64
+		want        string
+	}{
+		{0, "0.00 bit"},
+		{999.0 / 8, " 999 bit"},
+		{1000.0 / 8, "1.00 Kbit"},
+		{118750000, " 950 Mbit"},
+		{125000000, "1.00 Gbit"},
+		{1506017280 / 1.000625, "12.0 Gbit"}, // recorded forward run: "12.0 Gbits/sec"
+	}
+	for _, tc := range tests {
+		if got := formatBits(tc.bytesPerSec); got != tc.want {
+			t.Errorf("formatBits(%v) = %q, want %q", tc.bytesPerSec, got, tc.want)
+		}
+	}
+}
+
+func TestParseCount(t *testing.T) {
+	tests := []struct {
+		in      string
+		v       int64
+		avail   bool
+		wantErr bool
+	}{
+		{"0", 0, true, false},
+		{"131072", 131072, true, false},
+		{"-1", 0, false, false},
+		{"18446744073709551615", 0, false, false}, // 3.12's -1
+		{"9223372036854775807", 1<<63 - 1, true, false},
+		{"9223372036854775808", 0, false, false},
+		{"2.9", 2, true, false},
+		{"1e3", 1000, true, false},
+		{"1e400", 0, false, false},
+		{"abc", 0, false, true},
+	}
+	for _, tc := range tests {
+		v, avail, err := parseCount(json.Number(tc.in))
+		if v != tc.v || avail != tc.avail || (err != nil) != tc.wantErr {
+			t.Errorf("parseCount(%s) = %d, %v, %v; want %d, %v, error %v", tc.in, v, avail, err, tc.v, tc.avail, tc.wantErr)
+		}
+	}
+}
