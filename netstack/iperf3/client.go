@@ -167,6 +167,7 @@ type client struct {
 	wd     *watchdog
 	tl     *timeline
 	xfer   *transfer
+	fault  *fault
 
 	sendersDone     <-chan struct{}
 	limitHit        <-chan struct{}
@@ -179,10 +180,11 @@ type client struct {
 
 func newClient(o ClientOptions) *client {
 	c := &client{
-		o:    o,
-		addr: net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
-		rng:  rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e31)),
-		tl:   newTimeline(o.Clock),
+		o:     o,
+		addr:  net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
+		rng:   rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e31)),
+		tl:    newTimeline(o.Clock),
+		fault: newFault(),
 	}
 	var out *printer
 	if !o.JSON {
@@ -214,7 +216,7 @@ func (c *client) closeAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, conn := range c.conns {
-		_ = conn.Close()
+		unblock(conn)
 	}
 }
 
@@ -223,6 +225,7 @@ func (c *client) cleanup() {
 		c.wd.stop()
 	}
 	c.tl.stop()
+	c.fault.stop()
 	if c.xfer != nil {
 		c.xfer.stop.Store(true)
 	}
@@ -306,7 +309,9 @@ func (c *client) loop(ctx context.Context) error {
 			if c.wd.expired.Load() {
 				return fail(CodeNoMsg, errIdle)
 			}
-			return err
+			c.fault.hold(c.o.Clock, err)
+		case <-c.fault.ready:
+			return c.fault.err
 		case <-c.limitHit:
 			c.limitHit = nil
 			if err := c.beginEnd(); err != nil {
@@ -333,6 +338,9 @@ func (c *client) loop(ctx context.Context) error {
 func (c *client) readFailure(r readResult) error {
 	if c.wd.expired.Load() {
 		return fail(CodeNoMsg, errIdle)
+	}
+	if c.fault.err != nil {
+		return c.fault.err // the control connection died with the stream
 	}
 	if errors.Is(r.err, io.EOF) || errors.Is(r.err, io.ErrUnexpectedEOF) {
 		return fail(CodeCtrlClose, r.err)

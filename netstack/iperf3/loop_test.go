@@ -259,3 +259,62 @@ func TestSecondClientRefused(t *testing.T) {
 		t.Errorf("Serve returned %v after cancel", err)
 	}
 }
+
+// TestAbort cancels one side mid-test: a cancelled client sends
+// CLIENT_TERMINATE, a cancelled server SERVER_TERMINATE, and each side ends
+// with iperf3's error for it after printing what it measured.
+func TestAbort(t *testing.T) {
+	for _, cancelServer := range []bool{false, true} {
+		name := map[bool]string{false: "client", true: "server"}[cancelServer]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ln, err := listenLoopback()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, port := splitAddr(ln.Addr())
+			srvCtx, stopServer := context.WithCancel(context.Background())
+			defer stopServer()
+			cliCtx, stopClient := context.WithCancel(context.Background())
+			defer stopClient()
+			testErr := make(chan error, 1)
+			var srvOut syncBuffer
+			go func() {
+				_ = Serve(srvCtx, ln, ServerOptions{Output: &srvOut, Interval: 100 * time.Millisecond,
+					OnTest: func(_ *Result, err error) { testErr <- err }})
+			}()
+			var cliOut syncBuffer
+			clientErr := make(chan error, 1)
+			go func() {
+				_, err := Run(cliCtx, ClientOptions{Host: "127.0.0.1", Port: port, Seconds: 30, Output: &cliOut,
+					Interval: 100 * time.Millisecond})
+				clientErr <- err
+			}()
+			// Both sides are measuring once both printed an interval.
+			for !strings.Contains(srvOut.String(), " sec ") || !strings.Contains(cliOut.String(), " sec ") {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if cancelServer {
+				stopServer()
+			} else {
+				stopClient()
+			}
+			cerr, serr := <-clientErr, <-testErr
+			wantClient, wantServer := CodeClientTerm, CodeClientTerm
+			if cancelServer {
+				wantClient, wantServer = CodeServerTerm, CodeServerTerm
+			}
+			if CodeOf(cerr) != wantClient || CodeOf(serr) != wantServer {
+				t.Errorf("client error %v, server error %v; want codes %d and %d", cerr, serr, wantClient, wantServer)
+			}
+			// The cancelled side printed its partial summary.
+			partial := cliOut.String()
+			if cancelServer {
+				partial = srvOut.String()
+			}
+			if !strings.Contains(partial, "sender") && !strings.Contains(partial, "receiver") {
+				t.Errorf("no partial summary:\n%s", partial)
+			}
+		})
+	}
+}

@@ -226,6 +226,7 @@ type serverTest struct {
 	wd      *watchdog
 	tl      *timeline
 	xfer    *transfer
+	fault   *fault
 	pending int
 	cookies chan cookieResult
 	quit    chan struct{}
@@ -250,6 +251,7 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 	t := &serverTest{
 		srv: srv, o: o, ctrl: ctrl,
 		tl:      newTimeline(o.Clock),
+		fault:   newFault(),
 		cookies: make(chan cookieResult),
 		quit:    make(chan struct{}),
 		arrived: make(map[int]cookieResult),
@@ -275,8 +277,8 @@ func (t *serverTest) addConn(conn net.Conn) {
 func (t *serverTest) closeAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, c := range t.conns {
-		_ = c.Close()
+	for _, conn := range t.conns {
+		unblock(conn)
 	}
 }
 
@@ -286,6 +288,7 @@ func (t *serverTest) cleanup() {
 		t.wd.stop()
 	}
 	t.tl.stop()
+	t.fault.stop()
 	if t.xfer != nil {
 		t.xfer.stop.Store(true)
 	}
@@ -331,7 +334,9 @@ func (t *serverTest) run(ctx context.Context) error {
 			if t.wd.expired.Load() {
 				return fail(CodeNoMsg, errIdle)
 			}
-			return err
+			t.fault.hold(t.o.Clock, err)
+		case <-t.fault.ready:
+			return t.fault.err
 		}
 	}
 }
@@ -346,6 +351,9 @@ func (t *serverTest) refuse(err error) error {
 func (t *serverTest) readFailure(r readResult) error {
 	if t.wd.expired.Load() {
 		return fail(CodeNoMsg, errIdle)
+	}
+	if t.fault.err != nil {
+		return t.fault.err // the control connection died with the stream
 	}
 	switch {
 	case r.kind == readCookie:
@@ -591,7 +599,7 @@ func (t *serverTest) endTest() error {
 	t.xfer.stop.Store(true)
 	s.takeStats(s.clock.NowMonotonic(), true)
 	for _, st := range s.streams {
-		_ = st.conn.Close()
+		unblock(st.conn)
 	}
 	s.reportInterval()
 	s.summarize()

@@ -1,0 +1,70 @@
+// Package iperf3 is an iperf3 3.12 wire-compatible TCP client and server:
+// the real iperf3 binary can be either end. It follows
+// /work/shared/reference/iperf3-protocol.md (state bytes, 37-byte cookie,
+// length-prefixed JSON, parameter and results JSON, stream ids 1, 3, 4, ...,
+// the text layout and units, the --json schema) and was checked against
+// iperf3 3.12 on loopback; testdata/ holds real exchanges recorded through a
+// proxy (re-record with IPERF3_RECORD=1 go test -run TestRecord).
+//
+// It is transport-agnostic: the client dials through a DialFunc, the server
+// serves a net.Listener, so it runs over gVisor gonet connections as well as
+// host TCP. Every protocol time (-t, -i, -O, JSON times, the server's 40 s
+// grace, idle timeouts) is measured on a tcpip.Clock, so under an emulator's
+// virtual clock the results are in virtual seconds. TCP statistics (the Retr
+// and Cwnd columns) come from an optional TCPInfoFunc; LinuxTCPInfo reads
+// host sockets.
+//
+// Entry points: Run (client), Serve / ServeOne (server), ParseArgs for
+// iperf3's own flags, Main for a whole command line.
+//
+// Choices this package makes where iperf3 3.12 or the reference leave room
+// (assumptions, each also noted where it is implemented):
+//
+//   - Only TCP. A client asking for UDP or SCTP gets SERVER_ERROR IEPROTOCOL,
+//     --bidir gets IEUNIMP. Window, MSS, no-delay, bitrate pacing, TOS and
+//     congestion settings in the parameters are accepted and not applied.
+//   - JSON messages longer than MaxJSONLength (1 MiB) or of length 0 are
+//     refused before any allocation (3.12 overflowed on 0xffffffff,
+//     CVE-2023-38403). The server answers a bad length, bad JSON, out-of-range
+//     parameters or an unknown state byte with SERVER_ERROR and its iperf3
+//     error number (errno 0), then closes; 3.12 mostly just closed.
+//   - Parameter limits are iperf3's client-side ones: -P 1-128, -l 1 B-1 MiB,
+//     -t 0-86400 s, -O 0-600 s.
+//   - Idle timeout: DefaultIdleTimeout = 120 s (iperf3's --rcv-timeout
+//     default), applied in every phase of both roles to "no byte read on the
+//     control connection and none moved on any data stream"; detected within
+//     a quarter of it. 3.12 applies it only to a receiving side mid-test and
+//     blocks forever on a client that never sends its cookie.
+//   - The server admits data streams in accept order (iperf3's order) but
+//     reads their cookies concurrently, so a silent connection cannot block
+//     the control connection; at most -P + 16 such connections wait at once,
+//     more are refused with ACCESS_DENIED.
+//   - A data-stream error waits up to 1 s (test clock) for the control
+//     connection to explain it (CLIENT_TERMINATE, SERVER_TERMINATE,
+//     SERVER_ERROR), as iperf3's loop reads the control socket first.
+//   - Writes are blocking, so a sender counts each block when it hands it
+//     over and takes back what a failed write did not pass; a block the end
+//     of a reverse test interrupts may be counted whole (at most one block
+//     per stream over what the kernel accepted), which keeps "received <=
+//     sent". A sending client lets each stream finish its current block
+//     before it takes the final count and sends TEST_END.
+//   - Like iperf3 the server stops counting at TEST_END, so after a short -n
+//     test it may report less than was sent; -n counts whole blocks
+//     (ceil(n/len) of them) across all streams.
+//   - "[  5]" socket numbers are made up to look like 3.12's file
+//     descriptors: client 5, 7, 9, ...; server 5, 8, 10, ...
+//   - CPU utilisation is reported as 0 (host CPU load means nothing for an
+//     emulated link in virtual time); sndbuf_actual and rcvbuf_actual are 0
+//     (no portable way to read them); tcp_mss_default is TCPInfo.SndMSS of
+//     the control connection, 0 without a TCPInfoFunc or on the server.
+//   - "not available" goes on the wire as a plain -1 (3.12 sends
+//     18446744073709551615; both read back as -1). Received counts >= 2^63
+//     or < 0 read as not available: -1 retransmits, 0 for other counts.
+//   - --cport reaches the DialFunc through the context (LocalPort); stream i
+//     binds cport+i as 3.12 does; the control connection uses any port.
+//   - system_info is "Go <version> <os>/<arch> (mesonemu iperf3)" unless set.
+//   - Payload: one random buffer per test (math/rand/v2 PCG from Seed),
+//     shared by the sending streams; receivers read at most 128 KiB at a time.
+//   - The server treats a client closing its control connection after
+//     DISPLAY_RESULTS without IPERF_DONE as a complete test.
+package iperf3
