@@ -169,10 +169,13 @@ func TestVirtualTime(t *testing.T) {
 	for _, iv := range res.Intervals {
 		ends = append(ends, iv.Sum.End)
 	}
-	if len(ends) != 2 || ends[0] < 1 || ends[0] > 1.02 || ends[1] < 2 || ends[1] > 2.05 {
+	// Upper bounds leave room for a loaded host: the clock keeps running
+	// while the loop gets round to a deadline. Wall time leaking in would
+	// show as ~10x the virtual durations.
+	if len(ends) != 2 || ends[0] < 1 || ends[0] >= 1.5 || ends[1] < 2 || ends[1] >= 2.5 {
 		t.Errorf("interval ends %v virtual s, want about [1 2]", ends)
 	}
-	if d := res.End.SumSent.Seconds; d < 2 || d > 2.05 {
+	if d := res.End.SumSent.Seconds; d < 2 || d >= 2.5 {
 		t.Errorf("measured %.3f virtual s", d)
 	}
 	if res.Start.Timestamp.TimeSecs != 0 {

@@ -174,8 +174,8 @@ func TestClientAgainstServer(t *testing.T) {
 					t.Errorf("client stopped after %d of %d bytes", received, tc.bytes)
 				}
 			}
-			if tc.bytes == 0 && (c.End.SumSent.Seconds < 1 || c.End.SumSent.Seconds > 1.5) {
-				t.Errorf("a -t 1 test measured %.6f s", c.End.SumSent.Seconds)
+			if tc.bytes == 0 && c.End.SumSent.Seconds < 1 {
+				t.Errorf("a -t 1 test ended after %.6f s", c.End.SumSent.Seconds)
 			}
 			if strings.Contains(strings.Join(tc.args, " "), "-J") {
 				var doc Result
