@@ -40,6 +40,10 @@ type Options struct {
 	PHYDelays driver.DelayPolicy
 	Stmmac    func(*stmmacdrv.Config)
 	Log       func(string)
+	// PHYTXDelay, when non-nil, sets the RTL8211F's internal TX delay bit after
+	// boot, as a developer would with phytool over MDIO (page 0xd08, reg 0x11,
+	// bit 8), whatever phy-mode made the driver choose.
+	PHYTXDelay *bool
 }
 
 // Sim is one booted board.
@@ -103,7 +107,7 @@ func (o Options) Validate() (board.Board, error) {
 func DeviceTree(b board.Board, o Options, ramSize uint32) boot.DeviceTree {
 	dt := boot.DeviceTree{
 		Compatible: compatibles[b.SoC],
-		DWMACBase:  b.SoC.Addrs().DWMAC,
+		DWMACBase:  b.SoC.Addrs().DWMACBase,
 		PhyMode:    b.DT.PhyMode,
 		TxDelayNs:  b.DT.TXDelayNS,
 		PHYAddr:    int(b.DT.PHYAddr),
@@ -150,6 +154,47 @@ func New(o Options) (*Sim, error) {
 	if err := s.Guest.WaitLink(LinkTimeout); err != nil {
 		return nil, err
 	}
+	if o.PHYTXDelay != nil {
+		if err := s.setPHYTXDelay(*o.PHYTXDelay); err != nil {
+			return nil, err
+		}
+	}
 	s.LinkTime = hw.M.VirtualNow()
 	return s, nil
+}
+
+// RTL8211F paged register holding the internal TX delay (rtl8211f.md §3).
+const (
+	phyPageSelect = 0x1f
+	phyPageMIICtl = 0xd08
+	phyRegTXDelay = 0x11
+	phyTXDelayBit = 1 << 8
+)
+
+// setPHYTXDelay is `phytool` on the guest: a paged read-modify-write over MDIO.
+func (s *Sim) setPHYTXDelay(on bool) error {
+	mii, addr := s.Guest.MAC, s.DT.PHYAddr
+	page, err := mii.ReadPHY(addr, phyPageSelect)
+	if err != nil {
+		return fmt.Errorf("phy tx delay: %w", err)
+	}
+	if err := mii.WritePHY(addr, phyPageSelect, phyPageMIICtl); err != nil {
+		return fmt.Errorf("phy tx delay: %w", err)
+	}
+	v, err := mii.ReadPHY(addr, phyRegTXDelay)
+	if err != nil {
+		return fmt.Errorf("phy tx delay: %w", err)
+	}
+	if on {
+		v |= phyTXDelayBit
+	} else {
+		v &^= phyTXDelayBit
+	}
+	if err := mii.WritePHY(addr, phyRegTXDelay, v); err != nil {
+		return fmt.Errorf("phy tx delay: %w", err)
+	}
+	if err := mii.WritePHY(addr, phyPageSelect, page); err != nil {
+		return fmt.Errorf("phy tx delay: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,55 @@
+package sim
+
+import (
+	"testing"
+
+	"mesonemu/emu"
+)
+
+func u32(v uint32) *uint32 { return &v }
+
+// TestBootProgramsTheClockTreeAndLinksUp boots the board with both glue variants
+// and checks what the hardware ends up producing: the rates and PRG_ETH0 come out
+// of the guest's clock framework and are read back from the silicon model.
+func TestBootProgramsTheClockTreeAndLinksUp(t *testing.T) {
+	cases := []struct {
+		board, driver string
+		delay         uint32
+		prg           uint32
+		txHz          float64 // hardware TX clock, rounded to 1 Hz
+		macDelayPs    float64
+	}{
+		{"odroid-c1", "pre-fix", 4, 0x74c1, 124999850, 8000},
+		{"odroid-c1", "pre-fix", 2, 0x74a1, 124999850, 4000},
+		{"odroid-c1", "fixed", 2, 0x7521, 124999102, 2000},
+		{"odroid-c1", "fixed", 4, 0x7541, 124999102, 4000},
+		{"odroid-c2", "fixed", 2, 0, 125000000, 2000},
+	}
+	for _, c := range cases {
+		s, err := New(Options{Board: c.board, Driver: c.driver, TxDelayNs: u32(c.delay), Seed: 1})
+		if err != nil {
+			t.Fatalf("%s %s %d ns: %v", c.board, c.driver, c.delay, err)
+		}
+		s.HW.M.Lock()
+		prg := s.HW.SoC.Glue().PRGEth0()
+		clk := s.HW.SoC.TXClock()
+		d := s.HW.SoC.MACTXDelay()
+		link := s.HW.PHY.Link()
+		s.HW.M.Unlock()
+		if c.prg != 0 && prg != c.prg {
+			t.Errorf("%s %s %d ns: PRG_ETH0 %#x, want %#x", c.board, c.driver, c.delay, prg, c.prg)
+		}
+		if got := float64(int64(clk.TXHz + 0.5)); got != c.txHz {
+			t.Errorf("%s %s: TX clock %.3f Hz, want %.0f", c.board, c.driver, clk.TXHz, c.txHz)
+		}
+		if d.RoundedPs() != int64(c.macDelayPs) {
+			t.Errorf("%s %s %d ns: MAC TX delay %.1f ps, want %.0f", c.board, c.driver, c.delay, d.Ps, c.macDelayPs)
+		}
+		if !link.Up || link.Speed != 1000 || !link.FullDuplex {
+			t.Errorf("%s: link %+v", c.board, link)
+		}
+		if s.LinkTime < 2*emu.Second || s.LinkTime > 4*emu.Second {
+			t.Errorf("%s: link after %v of virtual time", c.board, s.LinkTime.Duration())
+		}
+	}
+}
