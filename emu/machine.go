@@ -170,15 +170,19 @@ func (m *Machine) kick() {
 	}
 }
 
-// runDue runs every event due at or before limit, in time order. Lock held.
+// runDue runs every event due at or before limit, in time order. Each event
+// sees Now() as its own due time, even when a paced run loop reaches it late:
+// a chain of events (a MAC sending frame after frame) then keeps its exact
+// spacing instead of stretching to the loop's wake-ups. Afterwards the clock is
+// never behind where it was. Lock held.
 func (m *Machine) runDue(limit Time) int {
 	n := 0
 	for len(m.queue) > 0 && m.queue[0].at <= limit {
 		e := heap.Pop(&m.queue).(*Event)
-		if e.at > m.now {
-			m.now = e.at
-		}
+		was := m.now
+		m.now = e.at
 		e.fn()
+		m.now = max(was, e.at)
 		n++
 	}
 	return n
@@ -238,20 +242,23 @@ func (m *Machine) RunPaced(ctx context.Context, scale float64) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		m.Lock()
-		m.runDue(m.now)
+		m.mu.Lock()
+		limit := p.now()
+		m.runDue(limit)
+		if limit > m.now {
+			m.now = limit
+		}
 		next, has := Time(0), len(m.queue) > 0
 		if has {
 			next = m.queue[0].at
 		}
-		now := m.now
-		m.Unlock()
+		m.mu.Unlock()
 		if m.DeliverInterrupts() {
 			continue
 		}
 		wait := time.Hour
 		if has {
-			wait = p.wallDuration(next - now)
+			wait = p.wallDuration(next - p.now())
 		}
 		timer.Reset(wait)
 		select {

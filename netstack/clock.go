@@ -5,7 +5,6 @@
 package netstack
 
 import (
-	"sync"
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
@@ -17,10 +16,10 @@ import (
 // in iperf3's timestamps; a fixed value keeps runs reproducible.
 var Epoch = time.Date(2019, time.December, 26, 12, 0, 0, 0, time.UTC)
 
-// Clock is a tcpip.Clock that reads the machine's virtual time. Timers are armed
-// on the wall clock for the matching paced duration (virtual time is a linear
-// function of wall time while the machine runs paced), and their callbacks run in
-// their own goroutine as tcpip.Clock requires.
+// Clock is a tcpip.Clock that reads the machine's virtual time. Its timers are
+// machine events, so a TCP retransmission timer fires at the right virtual
+// instant even when the host lags behind the paced clock; the callback then
+// runs in its own goroutine, as tcpip.Clock requires.
 type Clock struct {
 	m *emu.Machine
 }
@@ -40,34 +39,30 @@ func (c *Clock) NowMonotonic() tcpip.MonotonicTime {
 
 // AfterFunc implements tcpip.Clock.
 func (c *Clock) AfterFunc(d time.Duration, f func()) tcpip.Timer {
-	t := &clockTimer{c: c, f: f}
+	t := &clockTimer{m: c.m, f: f}
 	t.Reset(d)
 	return t
 }
 
-// clockTimer re-derives its wall duration from the pacing on every Reset, so a
-// timer set before the run loop starts still fires at the right virtual time.
 type clockTimer struct {
-	c  *Clock
+	m  *emu.Machine
 	f  func()
-	mu sync.Mutex
-	t  *time.Timer
+	ev *emu.Event // guarded by the machine lock
 }
 
+func (t *clockTimer) fire() { go t.f() }
+
 func (t *clockTimer) Stop() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.t == nil {
-		return false
-	}
-	return t.t.Stop()
+	t.m.Lock()
+	defer t.m.Unlock()
+	was := t.ev.Pending()
+	t.m.Cancel(t.ev)
+	return was
 }
 
 func (t *clockTimer) Reset(d time.Duration) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.t != nil {
-		t.t.Stop()
-	}
-	t.t = time.AfterFunc(t.c.m.WallDuration(emu.Time(d)), t.f)
+	t.m.Lock()
+	defer t.m.Unlock()
+	t.m.Cancel(t.ev)
+	t.ev = t.m.After(emu.Time(d), t.fire)
 }

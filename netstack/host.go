@@ -75,7 +75,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	}
 	// Linux-like socket buffer ranges (net.ipv4.tcp_wmem / tcp_rmem defaults on
 	// a 1 GiB board): 4 KiB min, 16 KiB / 128 KiB default, 4 MiB / 6 MiB max.
-	wmem := tcpip.TCPSendBufferSizeRangeOption{Min: 4096, Default: 16384, Max: 4 << 20}
+	wmem := tcpip.TCPSendBufferSizeRangeOption{Min: 4096, Default: 4 << 20, Max: 4 << 20}
 	rmem := tcpip.TCPReceiveBufferSizeRangeOption{Min: 4096, Default: 131072, Max: 6 << 20}
 	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &wmem)
 	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &rmem)

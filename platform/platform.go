@@ -153,11 +153,8 @@ func New(opts Options) (*Platform, error) {
 	p.MDIO.Attach(b.DT.PHYAddr, p.PHY)
 	macCfg := stmmac.DefaultConfig()
 	macCfg.MACAddr = b.MAC
-	p.MAC, err = stmmac.New(m, s.MACIRQ(), p.MDIO, macCfg)
-	if err != nil {
-		return nil, fmt.Errorf("platform %s: %w", b.Name, err)
-	}
-	if err := m.Bus().Map(s.Addrs().DWMAC, soc.DWMACSize, p.MAC); err != nil {
+	p.MAC = stmmac.New(m, s.MACIRQ(), p.MDIO, macCfg)
+	if err := m.Bus().Map(s.Addrs().DWMACBase, s.Addrs().DWMACSize, p.MAC); err != nil {
 		return nil, fmt.Errorf("platform %s: %w", b.Name, err)
 	}
 	p.FarEnd, err = farend.New(m, opts.FarEnd)
@@ -255,10 +252,7 @@ func (p *Platform) reconfigure() {
 		speed = 1000
 	}
 	clk := p.SoC.TXClock()
-	txDelay := p.SoC.MACTXDelay()
-	if p.mech == MechanismB {
-		txDelay = p.SoC.MACTXDelayB()
-	}
+	txDelay := p.MACTXDelay()
 	tx := rgmiiwire.Timing{Direction: "TX", SpeedMbps: speed,
 		MACDelayPs: txDelay.Ps, BoardSkewPs: p.txLink.BoardSkewPs, LineSkewPs: p.txLink.LineSkewPs,
 		SetupPs: p.txLink.SetupPs, HoldPs: p.txLink.HoldPs, JitterSigmaPs: p.txLink.JitterSigmaPs}
@@ -296,6 +290,15 @@ func (p *Platform) reconfigure() {
 		p.FarEnd.SetSpeed(0)
 		p.MAC.SetLinkState(false, 0, false)
 	}
+}
+
+// MACTXDelay is the effective MAC TX delay under the platform's mechanism.
+// Lock held.
+func (p *Platform) MACTXDelay() soc.Delay {
+	if p.mech == MechanismB {
+		return p.SoC.MACTXDelayB()
+	}
+	return p.SoC.MACTXDelay()
 }
 
 // Budgets returns the TX and RX timing budgets in force, and whether the TX

@@ -1,0 +1,34 @@
+package netstack
+
+import (
+	"net"
+
+	"mesonemu/netstack/iperf3"
+)
+
+// MSS of a 1500-byte MTU with TCP timestamps, what iperf3 multiplies the
+// congestion window (in segments) by.
+const mss = 1448
+
+// TCPInfo reports a gVisor connection's sender statistics to iperf3: retransmits
+// from the endpoint's own counter, cwnd and RTT from its TCP_INFO equivalent.
+func TCPInfo(c net.Conn) (iperf3.TCPInfo, bool) {
+	nc, ok := c.(*Conn)
+	if !ok {
+		return iperf3.TCPInfo{}, false
+	}
+	info := nc.Info()
+	return iperf3.TCPInfo{
+		TotalRetransmits: nc.Retransmits(),
+		SndCwndBytes:     uint64(info.SndCwnd) * mss,
+		RTTMicros:        uint32(info.RTT.Microseconds()),
+		RTTVarMicros:     uint32(info.RTTVar.Microseconds()),
+		PMTU:             1500,
+		SndMSS:           mss,
+	}, true
+}
+
+// Congestion names the connection's congestion control for iperf3's report.
+func Congestion(cc string) iperf3.CongestionFunc {
+	return func(net.Conn) string { return cc }
+}

@@ -1,0 +1,216 @@
+// Package perfrun is mesonemu's main job: boot the emulated board, bring the PHY
+// link up, put a gVisor TCP/IP stack on the board's stmmac driver and another on
+// the PC at the far end of the cable, and run iperf3 between them in virtual
+// time. What iperf3 reports (throughput, retransmits) is whatever the registers,
+// the wire and TCP make of it.
+package perfrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"gvisor.dev/gvisor/pkg/tcpip"
+
+	"mesonemu/emu"
+	"mesonemu/netstack"
+	"mesonemu/netstack/iperf3"
+	"mesonemu/platform"
+	"mesonemu/rgmiiwire"
+	"mesonemu/sim"
+)
+
+// Options for one run.
+type Options struct {
+	Sim      sim.Options
+	Duration time.Duration // virtual; default 10 s
+	Reverse  bool          // the PC sends, the board receives
+	Parallel int
+	CC       string       // "cubic" (default) or "reno"
+	BoardIP  netip.Prefix // default 198.18.0.2/24
+	PCIP     netip.Prefix // default 198.18.0.1/24
+	// TimeScale is virtual seconds per wall second; 0 picks AutoTimeScale.
+	TimeScale float64
+	JSON      bool
+	Output    io.Writer // iperf3's text output and the report; nil discards
+}
+
+// AutoTimeScale is the default pacing of virtual time against wall time: slow
+// enough that a 2-core host keeps up with a full 1 Gbit/s line and two TCP/IP
+// stacks (DESIGN.md, Time), fast enough that a 10 s test takes ~40 s.
+const AutoTimeScale = 0.25
+
+// Defaults from the benchmarking range (RFC 2544).
+var (
+	DefaultBoardIP = netip.MustParsePrefix("198.18.0.2/24")
+	DefaultPCIP    = netip.MustParsePrefix("198.18.0.1/24")
+)
+
+// Counter is one named counter of the link report.
+type Counter struct {
+	Where string `json:"where"`
+	Name  string `json:"name"`
+	Value uint64 `json:"value"`
+}
+
+// Report is what a run found besides iperf3's own result.
+type Report struct {
+	sim.Description
+	Seed           uint64    `json:"seed"`
+	TimeScale      float64   `json:"time_scale"`
+	LinkUpSeconds  float64   `json:"link_up_virtual_seconds"`
+	WallSeconds    float64   `json:"wall_seconds"`
+	Retransmits    uint64    `json:"retransmits"`
+	DataFramesSent uint64    `json:"board_data_frames_sent"`
+	DataFramesLost uint64    `json:"board_data_frames_dropped_bad_fcs"`
+	MeasuredLoss   float64   `json:"measured_frame_loss"`
+	ThroughputBps  float64   `json:"throughput_bps"`
+	Counters       []Counter `json:"counters"`
+}
+
+// dataFrameMin separates the board's TCP data frames from its ACKs by length:
+// an ACK with timestamps is 66 bytes, a data frame with a full MSS 1514 (the
+// wire model never changes a frame's length).
+const dataFrameMin = 100
+
+// Run performs the whole job and returns iperf3's result with the report.
+func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
+	wallStart := time.Now()
+	if o.Duration == 0 {
+		o.Duration = 10 * time.Second
+	}
+	if o.Duration < time.Second || o.Duration > time.Hour {
+		return nil, nil, fmt.Errorf("time %v: want 1s..1h", o.Duration)
+	}
+	if o.Parallel == 0 {
+		o.Parallel = 1
+	}
+	if o.Parallel < 1 || o.Parallel > 128 {
+		return nil, nil, fmt.Errorf("parallel %d: want 1..128", o.Parallel)
+	}
+	if o.CC == "" {
+		o.CC = "cubic"
+	}
+	if !o.BoardIP.IsValid() {
+		o.BoardIP = DefaultBoardIP
+	}
+	if !o.PCIP.IsValid() {
+		o.PCIP = DefaultPCIP
+	}
+	if o.BoardIP.Masked() != o.PCIP.Masked() || o.BoardIP.Addr() == o.PCIP.Addr() {
+		return nil, nil, fmt.Errorf("board %v and PC %v must be different addresses in one subnet", o.BoardIP, o.PCIP)
+	}
+	if o.TimeScale == 0 {
+		o.TimeScale = AutoTimeScale
+	}
+	if o.TimeScale < 0.001 || o.TimeScale > 1 {
+		return nil, nil, fmt.Errorf("time scale %g: want 0.001..1 (virtual seconds per wall second)", o.TimeScale)
+	}
+	out := o.Output
+	if out == nil {
+		out = io.Discard
+	}
+	s, err := sim.New(o.Sim)
+	if err != nil {
+		return nil, nil, err
+	}
+	desc, err := s.Describe()
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{Description: desc, Seed: o.Sim.Seed, TimeScale: o.TimeScale, LinkUpSeconds: s.LinkTime.Seconds()}
+	if !o.JSON {
+		writeHeader(out, rep)
+	}
+	m := s.HW.M
+
+	var dataSent, dataLost uint64
+	s.HW.AddTap(func(dir platform.Direction, _ emu.Time, frame []byte, res rgmiiwire.Result) {
+		if dir == platform.TX && len(frame) >= dataFrameMin {
+			dataSent++
+			if res.Changed() {
+				dataLost++
+			}
+		}
+	})
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	machineDone := make(chan struct{})
+	go func() { m.RunPaced(runCtx, o.TimeScale); close(machineDone) }()
+	defer func() { stop(); <-machineDone }()
+
+	clock := netstack.NewClock(m)
+	pcNIC := netstack.NewPCNIC(m, s.HW.FarEnd)
+	defer pcNIC.Close()
+	board, err := netstack.NewHost(netstack.HostConfig{Name: "board", Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
+		CC: o.CC, Clock: clock, NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer board.Close()
+	pc, err := netstack.NewHost(netstack.HostConfig{Name: "pc", Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
+		CC: o.CC, Clock: clock, NIC: pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pc.Close()
+
+	ln, err := pc.Listen(iperf3.DefaultPort)
+	if err != nil {
+		return nil, nil, err
+	}
+	var result *iperf3.Result
+	g, gctx := errgroup.WithContext(runCtx)
+	serverReady := make(chan struct{})
+	g.Go(func() error {
+		close(serverReady)
+		_, err := iperf3.ServeOne(gctx, ln, iperf3.ServerOptions{Clock: clock, TCPInfo: netstack.TCPInfo,
+			Congestion: netstack.Congestion(o.CC), Seed: o.Sim.Seed + 101})
+		return err
+	})
+	g.Go(func() error {
+		<-serverReady
+		var err error
+		var w io.Writer = out
+		if o.JSON {
+			w = io.Discard
+		}
+		result, err = iperf3.Run(gctx, iperf3.ClientOptions{
+			Host: o.PCIP.Addr().String(), Seconds: int(o.Duration / time.Second), Parallel: o.Parallel, Reverse: o.Reverse,
+			Dial: board.Dial, Clock: clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC),
+			Output: w, Seed: o.Sim.Seed + 7,
+		})
+		return err
+	})
+	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+		return result, rep, fmt.Errorf("iperf3: %w", err)
+	}
+	m.Lock()
+	rep.DataFramesSent, rep.DataFramesLost = dataSent, dataLost
+	m.Unlock()
+	if rep.DataFramesSent > 0 {
+		rep.MeasuredLoss = float64(rep.DataFramesLost) / float64(rep.DataFramesSent)
+	}
+	if result != nil {
+		if rc := result.End.SumSent.RetransmitCount; rc != nil && rc.Retransmits > 0 {
+			rep.Retransmits = uint64(rc.Retransmits)
+		}
+		rep.ThroughputBps = result.End.SumReceived.BitsPerSecond
+	}
+	rep.Counters = collectCounters(s, board, pc)
+	rep.WallSeconds = time.Since(wallStart).Seconds()
+	if !o.JSON {
+		writeCounters(out, rep)
+	}
+	return result, rep, nil
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}

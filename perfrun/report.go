@@ -1,0 +1,88 @@
+package perfrun
+
+import (
+	"fmt"
+	"io"
+
+	"mesonemu/netstack"
+	"mesonemu/sim"
+)
+
+// writeHeader prints what the board booted into, before iperf3 runs.
+func writeHeader(w io.Writer, r *Report) {
+	d := r.Description
+	delay := fmt.Sprintf("%d ns", d.TxDelayNs)
+	if !d.TxDelayFromDT {
+		delay += " (property absent: driver default)"
+	}
+	fmt.Fprintf(w, "mesonemu: board %s (%s), driver %s, phy-mode %s, tx-delay %s, seed %d\n",
+		d.Board, d.SoC, d.Driver, d.PhyMode, delay, r.Seed)
+	fmt.Fprintf(w, "clocks:   %s\n", d.ClockChain)
+	fmt.Fprintf(w, "PRG_ETH0: 0x%08x (txdly %d, m250_div %d, m250_sel %d, rgmii_tx_clk_en %d)\n",
+		d.PRGEth0["raw"], d.PRGEth0["txdly"], d.PRGEth0["m250_div"], d.PRGEth0["m250_sel"], d.PRGEth0["rgmii_tx_clk_en"])
+	fmt.Fprintf(w, "TX delay: MAC %.0f ps [%s], PHY %s\n", d.EffectiveTX, d.EffectiveWhy, onOff(d.PHYTXDelay))
+	fmt.Fprintf(w, "RX delay: MAC %.0f ps, PHY %s\n", d.EffectiveRX, onOff(d.PHYRXDelay))
+	fmt.Fprintf(w, "link:     %s (after %.2f s)\n", d.Link, r.LinkUpSeconds)
+	fmt.Fprintf(w, "predicted frame loss (1514 B, random payload): TX %.3g, RX %.3g\n", d.PredictedTX, d.PredictedRX)
+	fmt.Fprintf(w, "time:     virtual, %.3g virtual s per wall s\n\n", r.TimeScale)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "2 ns (on)"
+	}
+	return "off"
+}
+
+// collectCounters gathers ethtool -S style counters from every stage.
+func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
+	var out []Counter
+	if st, err := s.Guest.MAC.Stats(); err == nil {
+		for _, c := range st {
+			if c.Value != 0 || keyCounter[c.Name] {
+				out = append(out, Counter{"board eth0 (stmmac)", c.Name, c.Value})
+			}
+		}
+	}
+	for _, c := range s.HW.FarEnd.Stats().Counters() {
+		out = append(out, Counter{"pc nic", c.Name, c.Value})
+	}
+	path := s.HW.Path()
+	for _, c := range []Counter{
+		{"rgmii wire", "tx_frames", path.TxFromMAC},
+		{"rgmii wire", "tx_damaged", path.TxWireDamaged},
+		{"rgmii wire", "tx_no_clock", path.TxNoClock},
+		{"rgmii wire", "tx_no_link", path.TxNoLink},
+		{"rgmii wire", "rx_frames", path.RxFromFarEnd},
+		{"rgmii wire", "rx_damaged", path.RxWireDamaged},
+		{"rgmii wire", "rx_sfd_lost", path.RxSFDLost},
+	} {
+		out = append(out, c)
+	}
+	for _, h := range []*netstack.Host{board, pc} {
+		st := h.EP.Stats()
+		out = append(out,
+			Counter{h.Name + " qdisc", "tx_queued", st.TxQueued},
+			Counter{h.Name + " qdisc", "tx_qdisc_drops", st.TxQdiscDrops},
+			Counter{h.Name + " backlog", "rx_backlog_drops", st.RxBacklogDrops})
+	}
+	return out
+}
+
+// keyCounter names driver counters printed even when zero.
+var keyCounter = map[string]bool{"rx_crc_errors": true, "rx_missed_cntr": true, "tx_pkt_n": true, "rx_pkt_n": true}
+
+func writeCounters(w io.Writer, r *Report) {
+	fmt.Fprintf(w, "\nLink counters (ethtool -S style):\n")
+	last := ""
+	for _, c := range r.Counters {
+		if c.Where != last {
+			fmt.Fprintf(w, "  %s:\n", c.Where)
+			last = c.Where
+		}
+		fmt.Fprintf(w, "    %-28s %d\n", c.Name, c.Value)
+	}
+	fmt.Fprintf(w, "\nTCP: %d retransmits; the PC dropped %d of the board's %d data frames for a bad FCS (%.3f %%)\n",
+		r.Retransmits, r.DataFramesLost, r.DataFramesSent, 100*r.MeasuredLoss)
+	fmt.Fprintf(w, "wall time %.1f s for %.0f virtual s of test\n", r.WallSeconds, 0.0)
+}

@@ -1,0 +1,95 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"mesonemu/reg"
+	"mesonemu/soc/clk"
+)
+
+// Description is what `mesonemu clk`, `mesonemu regs` and the main job's header
+// report about a booted board: the clocks the guest chose, the registers they
+// left, and the delays and losses the hardware makes of them.
+type Description struct {
+	Board     string `json:"board"`
+	SoC       string `json:"soc"`
+	Driver    string `json:"driver"`
+	PhyMode   string `json:"phy_mode"`
+	TxDelayNs uint32 `json:"tx_delay_ns"`
+	// TxDelayFromDT is false when the DT lacks the property and the glue's
+	// default (2 ns) applies.
+	TxDelayFromDT bool             `json:"tx_delay_from_dt"`
+	Clocks        []clk.ClockInfo  `json:"clocks"`
+	ClockChain    string           `json:"clock_chain"`
+	PRGEth0       RegisterJSON     `json:"prg_eth0"`
+	MPLLCntl9     RegisterJSON     `json:"hhi_mpll_cntl9"`
+	TXClockHz     float64          `json:"tx_clock_hz"`
+	EffectiveTX   float64          `json:"effective_tx_delay_ps"`
+	EffectiveWhy  string           `json:"effective_tx_delay_why"`
+	PHYTXDelay    bool             `json:"phy_tx_delay"`
+	PHYRXDelay    bool             `json:"phy_rx_delay"`
+	EffectiveRX   float64          `json:"effective_rx_delay_ps"`
+	PredictedTX   float64          `json:"predicted_frame_loss_tx"`
+	PredictedRX   float64          `json:"predicted_frame_loss_rx"`
+	Link          string           `json:"link"`
+	regs          map[string]string
+}
+
+// RegisterJSON is a register's raw value and every field by its lower-case name.
+type RegisterJSON map[string]uint64
+
+func registerJSON(r *reg.Register, v uint32) RegisterJSON {
+	out := RegisterJSON{"raw": uint64(v)}
+	for _, f := range r.Decode(v) {
+		out[strings.ToLower(f.Name)] = uint64(f.Value)
+	}
+	return out
+}
+
+// Describe reads the board's state. Frame loss is for 1514-byte frames.
+func (s *Sim) Describe() (Description, error) {
+	d := Description{Board: s.Board.Name, SoC: s.Board.SoC.String(), Driver: s.Opts.Driver, PhyMode: s.DT.PhyMode,
+		TxDelayNs: 2, regs: map[string]string{}}
+	if d.Driver == "" {
+		d.Driver = "fixed"
+	}
+	if s.DT.TxDelayNs != nil {
+		d.TxDelayNs, d.TxDelayFromDT = *s.DT.TxDelayNs, true
+	}
+	d.Clocks = s.Guest.Clocks.List()
+	chain, err := s.Guest.Glue.Chain()
+	if err != nil {
+		return d, fmt.Errorf("describe: %w", err)
+	}
+	d.ClockChain = chain
+	hw := s.HW
+	hw.M.Lock()
+	for _, name := range []string{"PRG_ETH0", "HHI_MPLL_CNTL9"} {
+		rv, ok := hw.SoC.Register(name)
+		if !ok {
+			hw.M.Unlock()
+			return d, fmt.Errorf("describe: no register %s", name)
+		}
+		j := registerJSON(rv.Reg, rv.Value)
+		if name == "PRG_ETH0" {
+			d.PRGEth0 = j
+		} else {
+			d.MPLLCntl9 = j
+		}
+		d.regs[name] = rv.Format()
+	}
+	clkHW := hw.SoC.TXClock()
+	d.TXClockHz = clkHW.TXHz
+	tx := hw.MACTXDelay()
+	d.EffectiveTX, d.EffectiveWhy = tx.Ps, tx.Why
+	d.PHYTXDelay, d.PHYRXDelay = hw.PHY.TXDelayEnabled(), hw.PHY.RXDelayEnabled()
+	d.EffectiveRX = hw.SoC.MACRXDelay().Ps
+	hw.M.Unlock()
+	d.PredictedTX, d.PredictedRX = hw.PredictedLoss(1514)
+	d.Link = s.Guest.PHY.Status()
+	return d, nil
+}
+
+// RegisterText is the decoded dump of one register ("PRG_ETH0", "HHI_MPLL_CNTL9").
+func (d Description) RegisterText(name string) string { return d.regs[name] }
