@@ -22,9 +22,9 @@ func TestOutcomeMatrix(t *testing.T) {
 	}
 	const frames = 200_000
 	cases := []struct {
-		name           string
-		so             sim.Options
-		txMin, txMax   float64
+		name             string
+		so               sim.Options
+		txMin, txMax     float64
 		predMin, predMax float64
 	}{
 		{"pre-fix 4 ns (the commit's 'before')", sim.Options{Driver: "pre-fix", TxDelayNs: u32(4)}, 0.0025, 0.0055, 0.0035, 0.0042},

@@ -19,20 +19,20 @@ type Description struct {
 	TxDelayNs uint32 `json:"tx_delay_ns"`
 	// TxDelayFromDT is false when the DT lacks the property and the glue's
 	// default (2 ns) applies.
-	TxDelayFromDT bool             `json:"tx_delay_from_dt"`
-	Clocks        []clk.ClockInfo  `json:"clocks"`
-	ClockChain    string           `json:"clock_chain"`
-	PRGEth0       RegisterJSON     `json:"prg_eth0"`
-	MPLLCntl9     RegisterJSON     `json:"hhi_mpll_cntl9"`
-	TXClockHz     float64          `json:"tx_clock_hz"`
-	EffectiveTX   float64          `json:"effective_tx_delay_ps"`
-	EffectiveWhy  string           `json:"effective_tx_delay_why"`
-	PHYTXDelay    bool             `json:"phy_tx_delay"`
-	PHYRXDelay    bool             `json:"phy_rx_delay"`
-	EffectiveRX   float64          `json:"effective_rx_delay_ps"`
-	PredictedTX   float64          `json:"predicted_frame_loss_tx"`
-	PredictedRX   float64          `json:"predicted_frame_loss_rx"`
-	Link          string           `json:"link"`
+	TxDelayFromDT bool            `json:"tx_delay_from_dt"`
+	Clocks        []clk.ClockInfo `json:"clocks"`
+	ClockChain    string          `json:"clock_chain"`
+	PRGEth0       RegisterJSON    `json:"prg_eth0"`
+	MPLLCntl9     RegisterJSON    `json:"hhi_mpll_cntl9"`
+	TXClockHz     float64         `json:"tx_clock_hz"`
+	EffectiveTX   float64         `json:"effective_tx_delay_ps"`
+	EffectiveWhy  string          `json:"effective_tx_delay_why"`
+	PHYTXDelay    bool            `json:"phy_tx_delay"`
+	PHYRXDelay    bool            `json:"phy_rx_delay"`
+	EffectiveRX   float64         `json:"effective_rx_delay_ps"`
+	PredictedTX   float64         `json:"predicted_frame_loss_tx"`
+	PredictedRX   float64         `json:"predicted_frame_loss_rx"`
+	Link          string          `json:"link"`
 	regs          map[string]string
 }
 
