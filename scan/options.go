@@ -1,0 +1,136 @@
+package scan
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+
+	"mesonemu/linktest"
+	"mesonemu/sim"
+)
+
+// Sweep constants.
+const (
+	// MACSteps is the number of PRG_ETH0 TXDLY values (a 2-bit field).
+	MACSteps = 4
+	// PhyMode is the phy-mode of every cell: the glue programs TXDLY only for it.
+	PhyMode = "rgmii"
+	// PassPredictedLoss: a passing cell's predicted frame loss is below this
+	// (rgmii-timing.md §2 step 6: z ≥ 7.38 on both sides).
+	PassPredictedLoss = 1e-9
+	// MaxSkewPoints bounds the skew axis (and with it the number of cells).
+	MaxSkewPoints = 1001
+	// MaxAbsSkewPs bounds a swept skew: ±100 ns is far beyond any board, and it
+	// keeps the wire model's arithmetic in range.
+	MaxAbsSkewPs = 100_000
+	// MaxWorkers bounds the worker pool.
+	MaxWorkers = 1024
+)
+
+// Defaults for a quick test per cell.
+const (
+	DefaultFrames  = 2000
+	DefaultSize    = 1514
+	DefaultPayload = "random"
+)
+
+// SkewRange is an inclusive range of TX board skews s0 in ps: From, From+Step, ...
+// up to To (the last point is dropped if Step does not divide the range).
+type SkewRange struct {
+	FromPs, ToPs, StepPs float64
+}
+
+// Points lists the range's skews, rounded to 0.001 ps so that printed values
+// are what was simulated.
+func (r SkewRange) Points() ([]float64, error) {
+	for _, v := range []float64{r.FromPs, r.ToPs, r.StepPs} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > MaxAbsSkewPs {
+			return nil, fmt.Errorf("skew range %g..%g step %g ps: values must be finite and within ±%d ps", r.FromPs, r.ToPs, r.StepPs, MaxAbsSkewPs)
+		}
+	}
+	if r.StepPs <= 0 {
+		return nil, fmt.Errorf("skew step %g ps: want > 0", r.StepPs)
+	}
+	if r.ToPs < r.FromPs {
+		return nil, fmt.Errorf("skew range %g..%g ps: from is above to", r.FromPs, r.ToPs)
+	}
+	// A small tolerance keeps "-1000..1000 step 0.1" from losing its last point to
+	// float rounding.
+	n := math.Floor((r.ToPs-r.FromPs)/r.StepPs+1e-9) + 1
+	if n > MaxSkewPoints {
+		return nil, fmt.Errorf("skew range %g..%g step %g ps: %.0f points, at most %d", r.FromPs, r.ToPs, r.StepPs, n, MaxSkewPoints)
+	}
+	pts := make([]float64, int(n))
+	for i := range pts {
+		pts[i] = math.Round((r.FromPs+float64(i)*r.StepPs)*1000) / 1000
+	}
+	return pts, nil
+}
+
+// Options choose the board, the driver and the quick test of every cell.
+type Options struct {
+	// Sim is the base of every cell: Board, Driver, Seed, Mechanism, Speed,
+	// FarEnd, ... TxDelayNs, PhyMode, PHYTXDelay and TXSkewPs are set per cell
+	// and ignored here.
+	Sim sim.Options
+	// Frames per cell (TX direction); 0 means DefaultFrames.
+	Frames int
+	// Size is the frame length without FCS; 0 means DefaultSize.
+	Size int
+	// Payload is "random" (iperf3-like) or "zeros"; "" means random.
+	Payload string
+	// Skew, when non-nil, sweeps the TX board skew too.
+	Skew *SkewRange
+	// Workers is the size of the worker pool; 0 means runtime.NumCPU().
+	Workers int
+}
+
+// withDefaults fills the zero values.
+func (o Options) withDefaults() Options {
+	if o.Frames == 0 {
+		o.Frames = DefaultFrames
+	}
+	if o.Size == 0 {
+		o.Size = DefaultSize
+	}
+	if o.Payload == "" {
+		o.Payload = DefaultPayload
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.Sim.Driver == "" {
+		o.Sim.Driver = "fixed"
+	}
+	return o
+}
+
+// test is the linktest every cell runs.
+func (o Options) test() linktest.Options {
+	return linktest.Options{Frames: o.Frames, Size: o.Size, Payload: o.Payload, Direction: "tx"}
+}
+
+// validate checks what can be checked before booting anything and returns the
+// skew axis (nil without a sweep).
+func (o Options) validate() ([]float64, error) {
+	if err := o.test().Validate(); err != nil {
+		return nil, fmt.Errorf("scan: %w", err)
+	}
+	if o.Workers < 1 || o.Workers > MaxWorkers {
+		return nil, fmt.Errorf("scan: workers %d: want 1..%d", o.Workers, MaxWorkers)
+	}
+	base := o.Sim
+	base.PhyMode = PhyMode
+	base.TxDelayNs = nil
+	if _, err := base.Validate(); err != nil {
+		return nil, fmt.Errorf("scan: %w", err)
+	}
+	if o.Skew == nil {
+		return nil, nil
+	}
+	pts, err := o.Skew.Points()
+	if err != nil {
+		return nil, fmt.Errorf("scan: %w", err)
+	}
+	return pts, nil
+}

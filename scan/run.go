@@ -1,0 +1,134 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"mesonemu/linktest"
+	"mesonemu/platform"
+	"mesonemu/sim"
+)
+
+// Run sweeps every cell on a pool of o.Workers goroutines, each cell with its own
+// emulated board, then finds the windows and the suggestion. Every cell uses the
+// same seed, so a cell's outcome does not depend on which worker ran it or when.
+// A cell that cannot be run is kept with its Error set; Run then returns the
+// result together with the joined cell errors. It stops early, with ctx.Err(),
+// when ctx is cancelled.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	o = o.withDefaults()
+	skews, err := o.validate()
+	if err != nil {
+		return nil, err
+	}
+	b, _ := o.Sim.Validate() // checked by validate
+	mech := o.Sim.Mechanism
+	if mech == "" {
+		mech = platform.MechanismA
+	}
+	boardSkew := b.TX.BoardSkewPs
+	if mech == platform.MechanismB {
+		boardSkew = b.TXMechanismB.BoardSkewPs
+	}
+	r := &Result{Board: b.Name, Driver: o.Sim.Driver, Mechanism: string(mech), Frames: o.Frames,
+		Size: o.Size, Payload: o.Payload, Seed: o.Sim.Seed, BoardSkewPs: boardSkew, SkewsPs: skews}
+	r.Cells = make([]Cell, r.skewPoints()*2*MACSteps)
+	for s := range r.skewPoints() {
+		skew := boardSkew
+		if len(skews) > 0 {
+			skew = skews[s]
+		}
+		for _, phy := range []bool{false, true} {
+			for mac := range MACSteps {
+				*r.Cell(mac, phy, s) = Cell{MACTxDelaySteps: mac, TxDelayNs: uint32(2 * mac), PHYTxDelay: phy, TXSkewPs: skew}
+			}
+		}
+	}
+
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(o.Workers, len(r.Cells)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				runCell(&r.Cells[i], o)
+			}
+		}()
+	}
+feed:
+	for i := range r.Cells {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("scan: %w", err)
+	}
+
+	r.Windows = windows(r)
+	r.Suggested = suggest(r)
+	var errs []error
+	for _, c := range r.Cells {
+		if c.Error != "" {
+			errs = append(errs, fmt.Errorf("TXDLY %d, PHY TX delay %v, skew %g ps: %s", c.MACTxDelaySteps, c.PHYTxDelay, c.TXSkewPs, c.Error))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return r, fmt.Errorf("scan: %d of %d cells failed: %w", len(errs), len(r.Cells), err)
+	}
+	return r, nil
+}
+
+// runCell boots the cell's own board and runs its quick TX test. The cell
+// arrives with its coordinates filled in.
+func runCell(c *Cell, o Options) {
+	so := o.Sim
+	txDelay := c.TxDelayNs
+	phy := c.PHYTxDelay
+	skew := c.TXSkewPs
+	so.PhyMode = PhyMode
+	so.TxDelayNs = &txDelay
+	so.PHYTXDelay = &phy
+	so.TXSkewPs = &skew
+	res, err := linktest.Run(so, o.test())
+	if err != nil {
+		c.Error = err.Error()
+		return
+	}
+	tx := res.TX
+	if tx == nil {
+		c.Error = "linktest returned no TX result"
+		return
+	}
+	c.Sent, c.Received = tx.Sent, tx.Received
+	c.Loss, c.PredictedLoss = tx.MeasuredLoss, tx.PredictedLoss
+	c.Pass = tx.Sent > 0 && tx.Received == tx.Sent && tx.PredictedLoss < PassPredictedLoss
+	b := tx.Budget
+	c.Budget = b
+	c.MACDelayPs = b.Timing.MACDelayPs
+	c.PHYDelayPs = b.Timing.PHYDelayPs
+	c.TotalDelayPs = b.DelayPs
+	c.PhasePs = b.PhasePs
+	c.WrongHalf = b.WrongHalf
+	lim := b.Limiting()
+	c.SetupMarginPs, c.HoldMarginPs = lim.SetupMarginPs, lim.HoldMarginPs
+}
+
+// Options of one cell as sim.Options, for callers that want to re-run or plot
+// a cell (the suggested one, say) with the same board and driver.
+func (o Options) CellOptions(mac int, phy bool, skewPs *float64) sim.Options {
+	so := o.withDefaults().Sim
+	d := uint32(2 * mac)
+	so.PhyMode = PhyMode
+	so.TxDelayNs = &d
+	so.PHYTXDelay = &phy
+	so.TXSkewPs = skewPs
+	return so
+}
