@@ -7,6 +7,7 @@ package sim
 
 import (
 	"fmt"
+	"io"
 
 	"mesonemu/boot"
 	"mesonemu/emu"
@@ -44,6 +45,8 @@ type Options struct {
 	// boot, as a developer would with phytool over MDIO (page 0xd08, reg 0x11,
 	// bit 8), whatever phy-mode made the driver choose.
 	PHYTXDelay *bool
+	// Trace, when set, receives one line per guest register access from power-on.
+	Trace io.Writer
 }
 
 // Sim is one booted board.
@@ -143,6 +146,9 @@ func New(o Options) (*Sim, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if o.Trace != nil {
+		hw.M.Bus().SetTrace(o.Trace)
 	}
 	s := &Sim{Opts: o, Board: b, HW: hw, DT: DeviceTree(b, o, hw.SoC.RAM().Size())}
 	s.Guest, err = boot.Boot(boot.Hardware{

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"mesonemu/perfrun"
+	"mesonemu/platform"
+	"mesonemu/sim"
+	"mesonemu/soc/board"
+)
+
+// flags holds every option; each command reads the ones it needs.
+type flags struct {
+	board, driver, phyMode, phyTXDelay, mechanism string
+	txDelayNs                                     int
+	json                                          bool
+	trace                                         string
+	seed                                          uint64
+	speed                                         int
+	// main job
+	duration      time.Duration
+	reverse       bool
+	parallel      int
+	cc, timeScale string
+	boardIP, pcIP string
+	// linktest
+	frames, size       int
+	payload, direction string
+	// TAP and capture
+	tap, ip, pcap string
+	// compare, scan, eye
+	seeds    int
+	png, svg string
+}
+
+func (f *flags) register() *flag.FlagSet {
+	fs := flag.NewFlagSet("mesonemu", flag.ContinueOnError)
+	fs.StringVar(&f.board, "board", board.Default, "board: "+strings.Join(board.Names(), ", "))
+	fs.StringVar(&f.driver, "driver", "fixed", "dwmac-meson8b glue driver: pre-fix (Linux <= v5.4) or fixed (v5.5)")
+	fs.IntVar(&f.txDelayNs, "tx-delay-ns", -1, "amlogic,tx-delay-ns in the device tree, 0..7 (default: the board's DT, 2 ns)")
+	fs.StringVar(&f.phyMode, "phy-mode", "", "phy-mode in the device tree: "+strings.Join(sim.PhyModes, ", ")+" (default: the board's DT, rgmii)")
+	fs.StringVar(&f.phyTXDelay, "phy-tx-delay", "", "after boot, force the RTL8211F TX delay bit on or off over MDIO, as phytool would")
+	fs.StringVar(&f.mechanism, "mechanism", "A", "how the MAC makes its TX delay steps: A (project default) or B (rgmii-timing.md §6)")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object")
+	fs.StringVar(&f.trace, "trace", "", "trace: regs prints every guest register access (R/W addr block.REG = value) to stderr")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the wire's errors and the payloads")
+	fs.IntVar(&f.speed, "speed", 0, "limit the link partner to 1000, 100 or 10 Mbit/s (default: no limit, 1000)")
+	fs.DurationVar(&f.duration, "time", 10*time.Second, "iperf3 test length in virtual time")
+	fs.BoolVar(&f.reverse, "reverse", false, "the PC sends and the board receives")
+	fs.IntVar(&f.parallel, "parallel", 1, "parallel iperf3 streams")
+	fs.StringVar(&f.cc, "cc", "cubic", "TCP congestion control: cubic or reno")
+	fs.StringVar(&f.timeScale, "time-scale", "auto", "virtual seconds per wall second (auto = 0.25), or real with --tap")
+	fs.StringVar(&f.boardIP, "board-ip", perfrun.DefaultBoardIP.String(), "board address")
+	fs.StringVar(&f.pcIP, "pc-ip", perfrun.DefaultPCIP.String(), "PC address")
+	fs.IntVar(&f.frames, "frames", 100000, "linktest: frames per direction")
+	fs.IntVar(&f.size, "size", 1514, "linktest: frame length without FCS, 60..1514")
+	fs.StringVar(&f.payload, "payload", "random", "linktest: random (as iperf3 sends) or zeros")
+	fs.StringVar(&f.direction, "direction", "both", "linktest: tx, rx or both; eye: tx or rx")
+	fs.StringVar(&f.tap, "tap", "", "attach the far end of the cable to this Linux TAP device (real time)")
+	fs.StringVar(&f.ip, "ip", "198.18.1.2/24", "board address with --tap")
+	fs.StringVar(&f.pcap, "pcap", "", "write every frame as it left the wire (FCS included) to this pcapng file")
+	fs.IntVar(&f.seeds, "seeds", 1, "compare: seeds per configuration")
+	fs.StringVar(&f.png, "png", "", "scan/eye: write a PNG picture")
+	fs.StringVar(&f.svg, "svg", "", "scan/eye: write an SVG picture")
+	return fs
+}
+
+// check validates the options a user typed; errors become exit status 2.
+func (f *flags) check(cmd string) error {
+	if _, err := f.simOptions(); err != nil {
+		return err
+	}
+	if f.trace != "" && f.trace != "regs" {
+		return usagef("--trace %q: the only trace is regs", f.trace)
+	}
+	if f.pcap != "" {
+		fh, err := os.OpenFile(f.pcap, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return usagef("--pcap: cannot write %s: %v", f.pcap, unwrapPath(err))
+		}
+		fh.Close()
+	}
+	switch cmd {
+	case "run":
+		if _, err := f.perfOptions(); err != nil {
+			return err
+		}
+	case "linktest":
+		if _, err := f.linkOptions(); err != nil {
+			return err
+		}
+	case "compare":
+		if f.seeds < 1 || f.seeds > 100 {
+			return usagef("--seeds %d: want 1..100", f.seeds)
+		}
+	case "eye":
+		if f.direction != "tx" && f.direction != "rx" && f.direction != "both" {
+			return usagef("--direction %q: want tx or rx", f.direction)
+		}
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func (f *flags) simOptions() (sim.Options, error) {
+	o := sim.Options{Board: f.board, Driver: f.driver, PhyMode: f.phyMode, Seed: f.seed, Speed: f.speed,
+		Mechanism: platform.Mechanism(strings.ToUpper(f.mechanism))}
+	if f.txDelayNs != -1 {
+		if f.txDelayNs < 0 || f.txDelayNs > 7 {
+			return o, usagef("--tx-delay-ns %d: want 0..7 (the binding allows 0, 2, 4, 6)", f.txDelayNs)
+		}
+		v := uint32(f.txDelayNs)
+		o.TxDelayNs = &v
+	}
+	switch f.phyTXDelay {
+	case "":
+	case "on", "off":
+		v := f.phyTXDelay == "on"
+		o.PHYTXDelay = &v
+	default:
+		return o, usagef("--phy-tx-delay %q: want on or off", f.phyTXDelay)
+	}
+	if o.Mechanism != platform.MechanismA && o.Mechanism != platform.MechanismB {
+		return o, usagef("--mechanism %q: want A or B", f.mechanism)
+	}
+	if _, err := o.Validate(); err != nil {
+		return o, usagef("%v", err)
+	}
+	return o, nil
+}
+
+func (f *flags) perfOptions() (perfrun.Options, error) {
+	so, err := f.simOptions()
+	if err != nil {
+		return perfrun.Options{}, err
+	}
+	o := perfrun.Options{Sim: so, Duration: f.duration, Reverse: f.reverse, Parallel: f.parallel, CC: f.cc, JSON: f.json}
+	if f.duration < time.Second || f.duration > time.Hour || f.duration%time.Second != 0 {
+		return o, usagef("--time %v: want whole seconds from 1s to 1h", f.duration)
+	}
+	if f.parallel < 1 || f.parallel > 128 {
+		return o, usagef("--parallel %d: want 1..128", f.parallel)
+	}
+	if f.cc != "cubic" && f.cc != "reno" {
+		return o, usagef("--cc %q: want cubic or reno", f.cc)
+	}
+	if o.BoardIP, err = netip.ParsePrefix(f.boardIP); err != nil || !o.BoardIP.Addr().Is4() {
+		return o, usagef("--board-ip %q: want an IPv4 address with prefix, e.g. 198.18.0.2/24", f.boardIP)
+	}
+	if o.PCIP, err = netip.ParsePrefix(f.pcIP); err != nil || !o.PCIP.Addr().Is4() {
+		return o, usagef("--pc-ip %q: want an IPv4 address with prefix, e.g. 198.18.0.1/24", f.pcIP)
+	}
+	if o.BoardIP.Masked() != o.PCIP.Masked() || o.BoardIP.Addr() == o.PCIP.Addr() {
+		return o, usagef("--board-ip %v and --pc-ip %v must be two addresses in one subnet", o.BoardIP, o.PCIP)
+	}
+	if f.timeScale != "auto" {
+		v, err := strconv.ParseFloat(f.timeScale, 64)
+		if err != nil || v < 0.001 || v > 1 {
+			return o, usagef("--time-scale %q: want auto or a number from 0.001 to 1", f.timeScale)
+		}
+		o.TimeScale = v
+	}
+	return o, nil
+}
+
+func describeValue(v float64) string { return fmt.Sprintf("%.3g", v) }
