@@ -41,6 +41,7 @@ type EndpointStats struct {
 // goroutine that delivers them to the stack.
 type Endpoint struct {
 	nic      FrameNIC
+	cpu      *CPU // nil: the host's processing takes no virtual time
 	mtu      uint32
 	linkAddr tcpip.LinkAddress
 
@@ -101,6 +102,7 @@ func (e *Endpoint) txLoop() {
 		case <-e.done:
 			return
 		case f := <-e.txq:
+			e.cpu.Charge(len(f))
 			if err := e.nic.Transmit(f); err != nil {
 				e.txErrors.Add(1)
 			} else {
@@ -118,6 +120,7 @@ func (e *Endpoint) rxLoop() {
 		case <-e.done:
 			return
 		case f := <-e.rxq:
+			e.cpu.Charge(len(f))
 			e.deliver(f)
 		}
 	}

@@ -28,6 +28,8 @@ type HostConfig struct {
 	Clock  tcpip.Clock
 	NIC    FrameNIC
 	Seeded int64 // seed for the stack's random source (ports, ISNs)
+	// CPU, when set, charges each packet's processing in virtual time.
+	CPU *CPU
 }
 
 // Host is a gVisor stack with one Ethernet NIC.
@@ -83,6 +85,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &mod)
 
 	ep := NewEndpoint(cfg.NIC, cfg.MTU, cfg.MAC)
+	ep.cpu = cfg.CPU
 	if err := s.CreateNICWithOptions(1, ep, stack.NICOptions{Name: cfg.Name}); err != nil {
 		ep.Close()
 		return nil, fmt.Errorf("host %s: create NIC: %s", cfg.Name, err)

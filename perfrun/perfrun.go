@@ -149,7 +149,8 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	pcNIC := netstack.NewPCNIC(m, s.HW.FarEnd)
 	defer pcNIC.Close()
 	board, err := netstack.NewHost(netstack.HostConfig{Name: "board", Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
-		CC: o.CC, Clock: clock, NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1})
+		CC: o.CC, Clock: clock, NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1,
+		CPU: netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)})
 	if err != nil {
 		return nil, nil, err
 	}

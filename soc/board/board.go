@@ -62,6 +62,8 @@ type Board struct {
 	TXMechanismB Link
 	// Notes is the board's history in the kernel trees, for `mesonemu boards`.
 	Notes string
+	// CPU is the processor cost model of the network path (cpu.go).
+	CPU CPU
 }
 
 // MACAddr is the MAC address as a net.HardwareAddr (a fresh slice).
@@ -87,7 +89,7 @@ var boards = map[string]func() Board{
 	// no tx-delay.
 	"odroid-c1": func() Board {
 		return Board{
-			Name: "odroid-c1", Model: "Hardkernel ODROID-C1", SoC: soc.Meson8b,
+			Name: "odroid-c1", Model: "Hardkernel ODROID-C1", SoC: soc.Meson8b, CPU: odroidC1CPU,
 			PHY: "rtl8211f", PHYID: RTL8211FID,
 			DT: DT{PhyMode: "rgmii", TXDelayNS: u32(2), PHYAddr: 0,
 				PHYResetAssertUs: 10000, PHYResetDeassertUs: 30000,
@@ -104,7 +106,7 @@ var boards = map[string]func() Board{
 	// (v5.5 rgmii + 4 ns, fix v1 proposed 2 ns, later rgmii-id).
 	"mxiii-plus": func() Board {
 		return Board{
-			Name: "mxiii-plus", Model: "Tronsmart MXIII Plus", SoC: soc.Meson8m2,
+			Name: "mxiii-plus", Model: "Tronsmart MXIII Plus", SoC: soc.Meson8m2, CPU: odroidC1CPU,
 			PHY: "rtl8211f", PHYID: RTL8211FID,
 			DT: DT{PhyMode: "rgmii", TXDelayNS: u32(2), PHYAddr: 0,
 				PHYResetAssertUs: 10000, PHYResetDeassertUs: 30000,
@@ -121,7 +123,7 @@ var boards = map[string]func() Board{
 	// from fclk_div2 (1 GHz / 4), so it never showed the bug.
 	"odroid-c2": func() Board {
 		return Board{
-			Name: "odroid-c2", Model: "Hardkernel ODROID-C2", SoC: soc.GXBB,
+			Name: "odroid-c2", Model: "Hardkernel ODROID-C2", SoC: soc.GXBB, CPU: odroidC1CPU,
 			PHY: "rtl8211f", PHYID: RTL8211FID,
 			DT: DT{PhyMode: "rgmii", TXDelayNS: u32(2), PHYAddr: 0,
 				PHYResetAssertUs: 10000, PHYResetDeassertUs: 30000,

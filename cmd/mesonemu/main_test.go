@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestCLIRejectsBadInput: every bad input is one line on stderr and exit status 2.
+func TestCLIRejectsBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--board", "odroid-x9"}, "valid: mxiii-plus, odroid-c1, odroid-c2"},
+		{[]string{"clk", "--tx-delay-ns", "8"}, "--tx-delay-ns 8"},
+		{[]string{"clk", "--tx-delay-ns", "-3"}, "--tx-delay-ns -3"},
+		{[]string{"--phy-mode", "sgmii", "clk"}, "phy-mode \"sgmii\""},
+		{[]string{"--driver", "v5.3"}, "driver \"v5.3\""},
+		{[]string{"frobnicate"}, "unknown command \"frobnicate\""},
+		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"linktest", "--size", "9000"}, "size 9000"},
+		{[]string{"linktest", "--payload", "ones"}, "payload \"ones\""},
+		{[]string{"--pcap", "/nonexistent-dir/x.pcapng", "linktest"}, "--pcap: cannot write /nonexistent-dir/x.pcapng"},
+		{[]string{"--time", "0s"}, "--time 0s"},
+		{[]string{"--time-scale", "fast"}, "--time-scale \"fast\""},
+		{[]string{"--speed", "2500", "clk"}, "speed 2500"},
+		{[]string{"--board-ip", "198.18.0.2/24", "--pc-ip", "198.19.0.1/24"}, "one subnet"},
+		{[]string{"clk", "regs"}, "unexpected argument \"regs\""},
+		{[]string{"--trace", "dma", "clk"}, "--trace \"dma\""},
+		{[]string{"--phy-tx-delay", "maybe", "clk"}, "--phy-tx-delay \"maybe\""},
+	}
+	for _, c := range cases {
+		code, out, errs := runCLI(c.args...)
+		lines := strings.Split(strings.TrimRight(errs, "\n"), "\n")
+		if code != 2 || out != "" || len(lines) != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// TestClkJSONShowsWhatTheClockFrameworkChose checks the issue's numbers through
+// the command line, flags before and after the command.
+func TestClkJSONShowsWhatTheClockFrameworkChose(t *testing.T) {
+	cases := []struct {
+		args             []string
+		mpll2, txHz, div uint64
+		selName          string
+		selHz            uint64
+		delayPs          float64
+	}{
+		{[]string{"clk", "--board", "odroid-c1", "--driver", "pre-fix", "--json", "--tx-delay-ns", "4"}, 249999701, 124999850, 1, "c9410000.ethernet#m250_sel", 249999701, 8000},
+		{[]string{"--driver", "pre-fix", "--tx-delay-ns", "2", "--json", "clk"}, 249999701, 124999850, 1, "", 0, 4000},
+		{[]string{"--json", "clk", "--driver", "fixed"}, 499996410, 124999102, 2, "", 0, 2000},
+		{[]string{"--json", "clk", "--driver", "fixed", "--tx-delay-ns", "4"}, 499996410, 124999102, 2, "", 0, 4000},
+		{[]string{"--json", "clk", "--board", "odroid-c2"}, 0, 125000000, 4, "c9410000.ethernet#m250_sel", 1000000000, 2000},
+		{[]string{"--json", "clk", "--phy-mode", "rgmii-id"}, 499996410, 124999102, 2, "", 0, 0},
+		{[]string{"--json", "clk", "--phy-mode", "rgmii-txid", "--driver", "pre-fix"}, 249999701, 124999850, 1, "", 0, 0},
+	}
+	for _, c := range cases {
+		code, out, errs := runCLI(c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		var d struct {
+			Clocks []struct {
+				Name   string `json:"name"`
+				RateHz uint64 `json:"rate_hz"`
+				Parent string `json:"parent"`
+			} `json:"clocks"`
+			PRGEth0     map[string]uint64 `json:"prg_eth0"`
+			EffectiveTX float64           `json:"effective_tx_delay_ps"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		rates := map[string]uint64{}
+		for _, k := range d.Clocks {
+			rates[k.Name] = k.RateHz
+		}
+		if c.mpll2 != 0 && rates["mpll2"] != c.mpll2 {
+			t.Errorf("%v: mpll2 %d, want %d", c.args, rates["mpll2"], c.mpll2)
+		}
+		if got := rates["c9410000.ethernet#rgmii_tx_en"]; got != c.txHz {
+			t.Errorf("%v: RGMII TX %d Hz, want %d", c.args, got, c.txHz)
+		}
+		if d.PRGEth0["m250_div"] != c.div {
+			t.Errorf("%v: m250_div %d, want %d", c.args, d.PRGEth0["m250_div"], c.div)
+		}
+		if c.selName != "" && rates[c.selName] != c.selHz {
+			t.Errorf("%v: %s %d, want %d", c.args, c.selName, rates[c.selName], c.selHz)
+		}
+		if d.EffectiveTX < c.delayPs-0.5 || d.EffectiveTX > c.delayPs+0.5 {
+			t.Errorf("%v: effective TX delay %.1f ps, want %.0f", c.args, d.EffectiveTX, c.delayPs)
+		}
+	}
+}
+
+// TestTraceShowsGuestWrites: the glue driver's final PRG_ETH0 write appears in
+// the trace and in `regs`.
+func TestTraceShowsGuestWrites(t *testing.T) {
+	code, out, errs := runCLI("regs", "--trace", "regs", "--driver", "pre-fix", "--tx-delay-ns", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "W 0xc1108140 prg_eth0.PRG_ETH0 = 0x000074c1") {
+		t.Errorf("trace lacks the final PRG_ETH0 write:\n%s", errs)
+	}
+	if !strings.Contains(errs, "W 0xc11042a0 hhi.HHI_MPLL_CNTL9") || !strings.Contains(errs, "R 0xc9411020") && !strings.Contains(errs, "dwmac") {
+		t.Errorf("trace lacks HHI or DWMAC accesses:\n%.2000s", errs)
+	}
+	for _, want := range []string{"PRG_ETH0 = 0x000074c1", "m250_div                 RW  = 1", "txdly                    RW  = 2", "HHI_MPLL_CNTL9 = 0x000acccd"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("regs output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	code, out, _ := runCLI("--help")
+	if code != 0 || !strings.Contains(out, "linktest") || !strings.Contains(out, "-tx-delay-ns") {
+		t.Fatalf("exit %d, output:\n%s", code, out)
+	}
+}
