@@ -202,6 +202,10 @@ func (c *MAC) WriteReg(off uint32, v uint32) {
 	case offStatus, offIntEnable:
 		c.dmaRegs.GuestWrite(off, v)
 		c.updateIRQ()
+	case offIntMask:
+		// The mask gates the MAC's status into GLI and the line combinationally.
+		c.macRegs.GuestWrite(off, v)
+		c.updateIRQ()
 	case offOpMode:
 		c.writeOpMode(v)
 	default:
