@@ -15,13 +15,9 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"gvisor.dev/gvisor/pkg/tcpip"
 
-	"mesonemu/emu"
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
-	"mesonemu/platform"
-	"mesonemu/rgmiiwire"
 	"mesonemu/sim"
 )
 
@@ -81,87 +77,24 @@ const dataFrameMin = 100
 // Run performs the whole job and returns iperf3's result with the report.
 func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	wallStart := time.Now()
-	if o.Duration == 0 {
-		o.Duration = 10 * time.Second
-	}
-	if o.Duration < time.Second || o.Duration > time.Hour {
-		return nil, nil, fmt.Errorf("time %v: want 1s..1h", o.Duration)
-	}
-	if o.Parallel == 0 {
-		o.Parallel = 1
-	}
-	if o.Parallel < 1 || o.Parallel > 128 {
-		return nil, nil, fmt.Errorf("parallel %d: want 1..128", o.Parallel)
-	}
-	if o.CC == "" {
-		o.CC = "cubic"
-	}
-	if !o.BoardIP.IsValid() {
-		o.BoardIP = DefaultBoardIP
-	}
-	if !o.PCIP.IsValid() {
-		o.PCIP = DefaultPCIP
-	}
-	if o.BoardIP.Masked() != o.PCIP.Masked() || o.BoardIP.Addr() == o.PCIP.Addr() {
-		return nil, nil, fmt.Errorf("board %v and PC %v must be different addresses in one subnet", o.BoardIP, o.PCIP)
-	}
-	if o.TimeScale == 0 {
-		o.TimeScale = AutoTimeScale
-	}
-	if o.TimeScale < 0.001 || o.TimeScale > 1 {
-		return nil, nil, fmt.Errorf("time scale %g: want 0.001..1 (virtual seconds per wall second)", o.TimeScale)
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, nil, err
 	}
 	out := o.Output
 	if out == nil {
 		out = io.Discard
 	}
-	s, err := sim.New(o.Sim)
+	b, err := Start(ctx, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	desc, err := s.Describe()
-	if err != nil {
-		return nil, nil, err
-	}
-	rep := &Report{Description: desc, Seed: o.Sim.Seed, TimeScale: o.TimeScale, LinkUpSeconds: s.LinkTime.Seconds()}
+	defer b.Close()
+	s, board, pc, clock, rep := b.Sim, b.Board, b.PC, b.Clock, b.Report
 	if !o.JSON {
 		writeHeader(out, rep)
 	}
-	m := s.HW.M
-
-	var dataSent, dataLost uint64
-	s.HW.AddTap(func(dir platform.Direction, _ emu.Time, frame []byte, res rgmiiwire.Result) {
-		if dir == platform.TX && len(frame) >= dataFrameMin {
-			dataSent++
-			if res.Changed() {
-				dataLost++
-			}
-		}
-	})
-
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	machineDone := make(chan struct{})
-	go func() { m.RunPaced(runCtx, o.TimeScale); close(machineDone) }()
-	defer func() { stop(); <-machineDone }()
-
-	clock := netstack.NewClock(m)
-	pcNIC := netstack.NewPCNIC(m, s.HW.FarEnd)
-	defer pcNIC.Close()
-	board, err := netstack.NewHost(netstack.HostConfig{Name: "board", Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
-		CC: o.CC, Clock: clock, NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1,
-		CPU: netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer board.Close()
-	pc, err := netstack.NewHost(netstack.HostConfig{Name: "pc", Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
-		CC: o.CC, Clock: clock, NIC: pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer pc.Close()
-
+	runCtx := b.ctx
 	ln, err := pc.Listen(iperf3.DefaultPort)
 	if err != nil {
 		return nil, nil, err
@@ -192,9 +125,7 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
 		return result, rep, fmt.Errorf("iperf3: %w", err)
 	}
-	m.Lock()
-	rep.DataFramesSent, rep.DataFramesLost = dataSent, dataLost
-	m.Unlock()
+	b.tally()
 	if rep.DataFramesSent > 0 {
 		rep.MeasuredLoss = float64(rep.DataFramesLost) / float64(rep.DataFramesSent)
 	}
@@ -214,4 +145,39 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
+
+// withDefaults fills and checks the options.
+func (o Options) withDefaults() (Options, error) {
+	if o.Duration == 0 {
+		o.Duration = 10 * time.Second
+	}
+	if o.Duration < time.Second || o.Duration > time.Hour {
+		return o, fmt.Errorf("time %v: want 1s..1h", o.Duration)
+	}
+	if o.Parallel == 0 {
+		o.Parallel = 1
+	}
+	if o.Parallel < 1 || o.Parallel > 128 {
+		return o, fmt.Errorf("parallel %d: want 1..128", o.Parallel)
+	}
+	if o.CC == "" {
+		o.CC = "cubic"
+	}
+	if !o.BoardIP.IsValid() {
+		o.BoardIP = DefaultBoardIP
+	}
+	if !o.PCIP.IsValid() {
+		o.PCIP = DefaultPCIP
+	}
+	if o.BoardIP.Masked() != o.PCIP.Masked() || o.BoardIP.Addr() == o.PCIP.Addr() {
+		return o, fmt.Errorf("board %v and PC %v must be different addresses in one subnet", o.BoardIP, o.PCIP)
+	}
+	if o.TimeScale == 0 {
+		o.TimeScale = AutoTimeScale
+	}
+	if o.TimeScale < 0.001 || o.TimeScale > 1 {
+		return o, fmt.Errorf("time scale %g: want 0.001..1 (virtual seconds per wall second)", o.TimeScale)
+	}
+	return o, nil
 }

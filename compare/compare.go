@@ -1,0 +1,203 @@
+// Package compare runs the configurations of the fix's outcome matrix side by side
+// — the commit's "before" (pre-fix driver, 4 ns) and "after" (fixed driver, 2 ns),
+// and for context the other reported rows — and sets the emulator's numbers next
+// to what was measured on the real Odroid-C1.
+package compare
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"mesonemu/linktest"
+	"mesonemu/perfrun"
+	"mesonemu/sim"
+)
+
+// Config is one row of the outcome matrix.
+type Config struct {
+	Name       string
+	Driver     string
+	TxDelayNs  uint32
+	PhyMode    string
+	PHYTXDelay bool // force the PHY's TX delay on after boot (phytool)
+	// Reported is what the commit and its thread said about the real board.
+	Reported         string
+	ReportedMbps     float64 // 0: not given
+	ReportedRetrans  float64 // -1: not given
+}
+
+// Configs are the rows of meson8b-ethernet.md §10, the commit's two first.
+var Configs = []Config{
+	{"before the fix", "pre-fix", 4, "rgmii", false, "153 Mbit/s, 514 retransmits in 10 s", 153, 514},
+	{"after the fix", "fixed", 2, "rgmii", false, "778 Mbit/s, 0 retransmits", 778, 0},
+	{"pre-fix, 2 ns", "pre-fix", 2, "rgmii", false, "100% packet loss, even DHCP failed", 0, -1},
+	{"fixed, 4 ns", "fixed", 4, "rgmii", false, "\"still packet loss\"", 0, -1},
+	{"PHY delay only", "fixed", 2, "rgmii-txid", false, "\"working fine\"", 0, -1},
+	{"MAC 2 ns + PHY", "fixed", 2, "rgmii", true, "not reported", 0, -1},
+}
+
+// Row is one configuration's result, averaged over the seeds.
+type Row struct {
+	Name               string  `json:"name"`
+	Driver             string  `json:"driver"`
+	TxDelayNs          uint32  `json:"tx_delay_ns"`
+	PhyMode            string  `json:"phy_mode"`
+	PHYTXDelay         bool    `json:"phy_tx_delay"`
+	ClockChain         string  `json:"clock_chain"`
+	EffectiveTXDelayPs float64 `json:"effective_tx_delay_ps"`
+	PredictedFrameLoss float64 `json:"predicted_frame_loss"`
+	MeasuredFrameLoss  float64 `json:"measured_frame_loss"`
+	ThroughputBps      float64 `json:"throughput_bps"`
+	ThroughputSpread   float64 `json:"throughput_bps_stddev"`
+	Retransmits        float64 `json:"retransmits"`
+	RetransmitsSpread  float64 `json:"retransmits_stddev"`
+	// LinkDead: frames do not get through (measured loss above 50 %), so TCP
+	// cannot connect and no iperf3 test runs.
+	LinkDead        bool    `json:"link_dead"`
+	Seeds           int     `json:"seeds"`
+	Reported        string  `json:"reported"`
+	ReportedMbps    float64 `json:"reported_mbps,omitempty"`
+	ReportedRetrans float64 `json:"reported_retransmits,omitempty"`
+}
+
+// Options for a comparison.
+type Options struct {
+	Board    string
+	Duration time.Duration // virtual, per iperf3 run
+	Seeds    int
+	// Frames for the frame-level loss measurement of each row.
+	Frames    int
+	TimeScale float64
+	Progress  io.Writer // one line per finished run; nil: none
+}
+
+// Result is the whole table.
+type Result struct {
+	Board       string  `json:"board"`
+	DurationSec float64 `json:"duration_seconds"`
+	Rows        []Row   `json:"rows"`
+}
+
+// Run measures every configuration.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Seeds < 1 {
+		o.Seeds = 1
+	}
+	if o.Duration == 0 {
+		o.Duration = 10 * time.Second
+	}
+	if o.Frames == 0 {
+		o.Frames = 20000
+	}
+	res := &Result{Board: o.Board, DurationSec: o.Duration.Seconds()}
+	for _, c := range Configs {
+		row, err := runRow(ctx, o, c)
+		if err != nil {
+			return res, fmt.Errorf("compare %s: %w", c.Name, err)
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return res, nil
+}
+
+func runRow(ctx context.Context, o Options, c Config) (Row, error) {
+	row := Row{Name: c.Name, Driver: c.Driver, TxDelayNs: c.TxDelayNs, PhyMode: c.PhyMode, PHYTXDelay: c.PHYTXDelay,
+		Seeds: o.Seeds, Reported: c.Reported, ReportedMbps: c.ReportedMbps, ReportedRetrans: c.ReportedRetrans}
+	var tput, retr, loss []float64
+	for seed := uint64(1); seed <= uint64(o.Seeds); seed++ {
+		d := c.TxDelayNs
+		so := sim.Options{Board: o.Board, Driver: c.Driver, TxDelayNs: &d, PhyMode: c.PhyMode, Seed: seed}
+		if c.PHYTXDelay {
+			on := true
+			so.PHYTXDelay = &on
+		}
+		lt, err := linktest.Run(so, linktest.Options{Frames: o.Frames, Size: 1514, Payload: "random", Direction: "tx"})
+		if err != nil {
+			return row, err
+		}
+		row.PredictedFrameLoss = lt.TX.PredictedLoss
+		if lt.TX.MeasuredLoss > 0.5 {
+			row.LinkDead = true
+			loss = append(loss, lt.TX.MeasuredLoss)
+			tput = append(tput, 0)
+			continue
+		}
+		_, rep, err := perfrun.Run(ctx, perfrun.Options{Sim: so, Duration: o.Duration, TimeScale: o.TimeScale})
+		if err != nil {
+			return row, err
+		}
+		row.ClockChain, row.EffectiveTXDelayPs = rep.ClockChain, rep.EffectiveTX
+		tput = append(tput, rep.ThroughputBps)
+		retr = append(retr, float64(rep.Retransmits))
+		loss = append(loss, rep.MeasuredLoss)
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "  %-16s seed %d: %6.1f Mbit/s, %d retransmits, %.3f %% of data frames lost\n",
+				c.Name, seed, rep.ThroughputBps/1e6, rep.Retransmits, 100*rep.MeasuredLoss)
+		}
+	}
+	if row.ClockChain == "" {
+		d := c.TxDelayNs
+		s, err := sim.New(sim.Options{Board: o.Board, Driver: c.Driver, TxDelayNs: &d, PhyMode: c.PhyMode})
+		if err == nil {
+			if desc, err := s.Describe(); err == nil {
+				row.ClockChain, row.EffectiveTXDelayPs = desc.ClockChain, desc.EffectiveTX
+			}
+		}
+	}
+	row.ThroughputBps, row.ThroughputSpread = meanStd(tput)
+	row.Retransmits, row.RetransmitsSpread = meanStd(retr)
+	row.MeasuredFrameLoss, _ = meanStd(loss)
+	return row, nil
+}
+
+func meanStd(x []float64) (mean, sd float64) {
+	if len(x) == 0 {
+		return 0, 0
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, 0
+	}
+	for _, v := range x {
+		sd += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(x)-1))
+}
+
+// WriteTable prints the comparison.
+func WriteTable(w io.Writer, r *Result) {
+	fmt.Fprintf(w, "%s, %.0f s iperf3 per run (virtual time)\n\n", r.Board, r.DurationSec)
+	fmt.Fprintf(w, "%-16s %-8s %-5s %-10s %-5s %9s %10s %10s %17s %13s   %s\n",
+		"configuration", "driver", "delay", "phy-mode", "PHY", "MAC ps", "predicted", "measured", "throughput", "retransmits", "real board")
+	for _, x := range r.Rows {
+		phy := "off"
+		if x.PHYTXDelay || x.PhyMode == "rgmii-txid" || x.PhyMode == "rgmii-id" {
+			phy = "on"
+		}
+		tp := fmt.Sprintf("%.1f Mbit/s", x.ThroughputBps/1e6)
+		rt := fmt.Sprintf("%.0f", x.Retransmits)
+		if x.Seeds > 1 && !x.LinkDead {
+			tp = fmt.Sprintf("%.1f±%.1f", x.ThroughputBps/1e6, x.ThroughputSpread/1e6)
+			rt = fmt.Sprintf("%.0f±%.0f", x.Retransmits, x.RetransmitsSpread)
+		}
+		if x.LinkDead {
+			tp, rt = "link dead", "-"
+		}
+		fmt.Fprintf(w, "%-16s %-8s %2d ns %-10s %-5s %9.0f %10.3g %9.3f%% %17s %13s   %s%s\n",
+			x.Name, x.Driver, x.TxDelayNs, x.PhyMode, phy, x.EffectiveTXDelayPs, x.PredictedFrameLoss, 100*x.MeasuredFrameLoss, tp, rt, x.Reported, ratio(x))
+	}
+	fmt.Fprintf(w, "\nmeasured = frame loss of the board's data frames (TCP runs) or of 1514-byte test frames (dead links)\n")
+}
+
+func ratio(x Row) string {
+	if x.ReportedMbps == 0 || x.LinkDead {
+		return ""
+	}
+	return fmt.Sprintf(" (emulated/real throughput %.2f)", x.ThroughputBps/1e6/x.ReportedMbps)
+}

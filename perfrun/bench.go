@@ -1,0 +1,143 @@
+package perfrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+
+	"mesonemu/emu"
+	"mesonemu/netstack"
+	"mesonemu/netstack/iperf3"
+	"mesonemu/platform"
+	"mesonemu/rgmiiwire"
+	"mesonemu/sim"
+)
+
+// Bench is a booted board with TCP/IP stacks on both ends of the cable and the
+// machine running in paced virtual time.
+type Bench struct {
+	Sim       *sim.Sim
+	Board, PC *netstack.Host
+	Clock     *netstack.Clock
+	Report    *Report
+
+	ctx      context.Context
+	stop     context.CancelFunc
+	done     chan struct{}
+	pcNIC    *netstack.PCNIC
+	dataSent uint64 // machine lock
+	dataLost uint64 // machine lock
+}
+
+// Start boots the board (discrete-event time up to link), then runs the machine
+// paced against wall time and builds both hosts. Close stops everything.
+func Start(ctx context.Context, o Options) (*Bench, error) {
+	s, err := sim.New(o.Sim)
+	if err != nil {
+		return nil, err
+	}
+	desc, err := s.Describe()
+	if err != nil {
+		return nil, err
+	}
+	b := &Bench{Sim: s, done: make(chan struct{}),
+		Report: &Report{Description: desc, Seed: o.Sim.Seed, TimeScale: o.TimeScale, LinkUpSeconds: s.LinkTime.Seconds()}}
+	s.HW.AddTap(func(dir platform.Direction, _ emu.Time, frame []byte, res rgmiiwire.Result) {
+		if dir == platform.TX && len(frame) >= dataFrameMin {
+			b.dataSent++
+			if res.Changed() {
+				b.dataLost++
+			}
+		}
+	})
+	m := s.HW.M
+	b.ctx, b.stop = context.WithCancel(ctx)
+	go func() { m.RunPaced(b.ctx, o.TimeScale); close(b.done) }()
+	b.Clock = netstack.NewClock(m)
+	b.pcNIC = netstack.NewPCNIC(m, s.HW.FarEnd)
+	b.Board, err = netstack.NewHost(netstack.HostConfig{Name: "board", Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
+		CC: o.CC, Clock: b.Clock, NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1,
+		CPU: netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)})
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	b.PC, err = netstack.NewHost(netstack.HostConfig{Name: "pc", Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
+		CC: o.CC, Clock: b.Clock, NIC: b.pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2})
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Bench) tally() {
+	m := b.Sim.HW.M
+	m.Lock()
+	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataLost
+	m.Unlock()
+}
+
+// Close stops the hosts and the machine.
+func (b *Bench) Close() {
+	if b.PC != nil {
+		b.PC.Close()
+	}
+	if b.Board != nil {
+		b.Board.Close()
+	}
+	b.pcNIC.Close()
+	b.stop()
+	<-b.done
+}
+
+// RunIperf3 runs the board's iperf3 with iperf3's own arguments. The in-process
+// PC plays the other end: an iperf3 server when the board is the client, a
+// client (default 10 s test) when the board serves.
+func RunIperf3(ctx context.Context, o Options, args []string, stdout, stderr io.Writer) (int, error) {
+	cfg, err := iperf3.ParseArgs(args)
+	if err != nil {
+		return 0, fmt.Errorf("iperf3: %w", err)
+	}
+	o, err = o.withDefaults()
+	if err != nil {
+		return 0, err
+	}
+	b, err := Start(ctx, o)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Close()
+	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC),
+		Stdout: stdout, Stderr: stderr, Seed: o.Sim.Seed + 7,
+		Listen: func(_ context.Context, port int) (net.Listener, error) { return b.Board.Listen(uint16(port)) }}
+	peerCtx, stopPeer := context.WithCancel(b.ctx)
+	defer stopPeer()
+	if cfg.Mode == iperf3.ModeClient {
+		ln, err := b.PC.Listen(uint16(portOr(cfg.Client.Port)))
+		if err != nil {
+			return 0, err
+		}
+		go func() {
+			_ = iperf3.Serve(peerCtx, ln, iperf3.ServerOptions{Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC), Seed: o.Sim.Seed + 101})
+		}()
+	} else {
+		go func() {
+			// Give the board's server a moment of virtual time to listen.
+			b.Sim.HW.M.GuestDelay(10 * emu.Millisecond)
+			_, _ = iperf3.Run(peerCtx, iperf3.ClientOptions{Host: o.BoardIP.Addr().String(), Port: portOr(cfg.Server.Port),
+				Dial: b.PC.Dial, Clock: b.Clock, Seed: o.Sim.Seed + 11})
+		}()
+	}
+	return iperf3.Main(ctx, args, env), nil
+}
+
+func portOr(p int) int {
+	if p == 0 {
+		return iperf3.DefaultPort
+	}
+	return p
+}
