@@ -132,7 +132,10 @@ func (l LineBudget) missRates() (setup, hold float64) {
 	if sum <= 1 {
 		return l.QSetup, l.QHold
 	}
-	return l.QSetup / sum, l.QHold / sum
+	// hold as the complement, not QHold/sum: the two quotients can round to a sum of
+	// 1 + 2^-52, and ln(1 - q) is then NaN. s + fl(1 - s) never rounds above 1.
+	setup = l.QSetup / sum
+	return setup, 1 - setup
 }
 
 // marginZ is margin/σ; with no jitter a positive margin never misses (+Inf), a
@@ -156,7 +159,8 @@ func wireSamples(frameLen int) float64 {
 	if frameLen < 0 {
 		frameLen = 0
 	}
-	return 2 * float64(frameLen+12)
+	// In float64: frameLen+12 overflows int near math.MaxInt.
+	return 2 * (float64(frameLen) + 12)
 }
 
 // PredictedLoss is the probability that a frame of frameLen bytes (without FCS;

@@ -32,7 +32,7 @@ func (b Budget) FrameLossProbability(frameWithFCS []byte) float64 {
 				p += hold
 			}
 			if p > 0 {
-				logSurvive += math.Log1p(-p)
+				logSurvive += math.Log1p(-min(p, 1))
 			}
 		}
 	}

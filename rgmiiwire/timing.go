@@ -63,6 +63,11 @@ func (t Timing) samplesPerCycle() int {
 // period or delay RGMII knows, and it keeps the nibble arithmetic in range.
 const maxAbsPs = 1e6
 
+// minClockPeriodPs is the shortest clock the phase arithmetic can take: delays up
+// to a few µs divided by it stay exact in float64 (a subnormal period gave NaN
+// phases). RGMII clocks are 8000 to 400000 ps, so 1 ps (1 THz) refuses nothing real.
+const minClockPeriodPs = 1
+
 // Validate reports parameters the model cannot use. It never judges whether the
 // timing is good: a bad delay is what the model is for.
 func (t Timing) Validate() error {
@@ -83,6 +88,8 @@ func (t Timing) Validate() error {
 	check("clock period", t.ClockPeriodPs, true)
 	if t.ClockPeriodPs == 0 {
 		errs = append(errs, errors.New("clock period 0 ps: no clock"))
+	} else if t.ClockPeriodPs > 0 && t.ClockPeriodPs < minClockPeriodPs {
+		errs = append(errs, fmt.Errorf("clock period %g ps: shorter than %d ps", t.ClockPeriodPs, minClockPeriodPs))
 	}
 	check("MAC delay", t.MACDelayPs, false)
 	check("PHY delay", t.PHYDelayPs, false)

@@ -110,7 +110,7 @@ func (w *Wire) Configure(t Timing) error {
 	w.cleanSamples = math.MaxInt64
 	for k, l := range b.Lines {
 		setup, hold := l.missRates()
-		q := setup + hold
+		q := min(setup+hold, 1) // a rate above 1 would make ln(1 - q) NaN
 		walk := lineWalk{missRate: q, logNoMiss: math.Log1p(-q)}
 		if q > 0 {
 			walk.setupShare = setup / q
@@ -209,7 +209,7 @@ func (w *Wire) sampleWithMisses(frame []byte, n int) Result {
 		}
 		for j := 0; ; j++ {
 			gap := l.skip(w.rng)
-			if gap >= float64(n-j) {
+			if !(gap < float64(n-j)) { // also ends the walk on a NaN skip
 				break
 			}
 			j += int(gap)
