@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // Block and option codes from the pcapng specification (draft-ietf-opsawg-pcapng).
@@ -58,14 +59,14 @@ func NewWriter(w io.Writer, name, comment string) (*Writer, error) {
 	shb = binary.LittleEndian.AppendUint16(shb, 1) // major
 	shb = binary.LittleEndian.AppendUint16(shb, 0) // minor
 	shb = binary.LittleEndian.AppendUint64(shb, ^uint64(0))
-	shb = appendOption(shb, optComment, []byte(comment))
+	shb = appendOption(shb, optComment, optionText(comment))
 	shb = appendOption(shb, optEnd, nil)
 	pw.block(blockSHB, shb)
 	var idb []byte
 	idb = binary.LittleEndian.AppendUint16(idb, linkEthernet)
 	idb = binary.LittleEndian.AppendUint16(idb, 0)
 	idb = binary.LittleEndian.AppendUint32(idb, MaxFrame)
-	idb = appendOption(idb, optIfName, []byte(name))
+	idb = appendOption(idb, optIfName, optionText(name))
 	idb = appendOption(idb, optTSResol, []byte{9}) // 10^-9 s
 	idb = appendOption(idb, optFCSLen, []byte{4})
 	idb = appendOption(idb, optEnd, nil)
@@ -76,7 +77,27 @@ func NewWriter(w io.Writer, name, comment string) (*Writer, error) {
 	return pw, pw.err
 }
 
+// maxOptionLen is the most an option value can hold: its length field is 16 bits.
+const maxOptionLen = 0xffff
+
+// optionText is a string option's value: UTF-8 as pcapng wants it, cut at a rune
+// boundary to fit maxOptionLen (the comment and name come from the user).
+func optionText(s string) []byte {
+	if len(s) <= maxOptionLen {
+		return []byte(s)
+	}
+	// A rune is at most 4 bytes: look back no further (text that is not UTF-8 there
+	// is cut at the limit).
+	for cut := maxOptionLen; cut > maxOptionLen-utf8.UTFMax; cut-- {
+		if utf8.RuneStart(s[cut]) {
+			return []byte(s[:cut])
+		}
+	}
+	return []byte(s[:maxOptionLen])
+}
+
 func appendOption(b []byte, code uint16, val []byte) []byte {
+	val = val[:min(len(val), maxOptionLen)] // a longer value would wrap the length field
 	b = binary.LittleEndian.AppendUint16(b, code)
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(val)))
 	b = append(b, val...)
