@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	golang.org/x/sys v0.43.0
+	gonum.org/v1/plot v0.17.0
 	gvisor.dev/gvisor v0.0.0-20260905035102-160fafc42237
 )
 
@@ -20,5 +21,4 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.36.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )
