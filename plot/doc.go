@@ -21,5 +21,6 @@
 //   - the bathtub's BER axis ends at 1e-16 or two decades below the operating
 //     point, whichever is lower (but not below 1e-300);
 //   - the scan map colours a cell with no lost frame at the bottom of the colour
-//     scale, one decade below a single lost frame (log10(1/frames) rounded down).
+//     scale, floor(log10(1/frames) - 0.5): at least half a decade below a
+//     single lost frame.
 package plot

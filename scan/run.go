@@ -121,8 +121,9 @@ func runCell(c *Cell, o Options) {
 	c.SetupMarginPs, c.HoldMarginPs = lim.SetupMarginPs, lim.HoldMarginPs
 }
 
-// Options of one cell as sim.Options, for callers that want to re-run or plot
-// a cell (the suggested one, say) with the same board and driver.
+// CellOptions are the sim.Options of one cell (skewPs nil: the board's own
+// skew), for callers that want to re-run or plot a cell (the suggested one,
+// say) with the same board and driver.
 func (o Options) CellOptions(mac int, phy bool, skewPs *float64) sim.Options {
 	so := o.withDefaults().Sim
 	d := uint32(2 * mac)

@@ -333,3 +333,12 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestCellOptions(t *testing.T) {
+	skew := 100.0
+	so := Options{Sim: sim.Options{Board: "odroid-c2", Seed: 3}}.CellOptions(3, true, &skew)
+	if so.Board != "odroid-c2" || so.Driver != "fixed" || so.Seed != 3 || so.PhyMode != "rgmii" ||
+		*so.TxDelayNs != 6 || !*so.PHYTXDelay || *so.TXSkewPs != 100 {
+		t.Fatalf("%+v", so)
+	}
+}
