@@ -435,6 +435,9 @@ func (t *serverTest) onConnection(conn net.Conn) {
 		return
 	}
 	t.pending++
+	// Tracked from now on, so the end of the test (or the idle watchdog) closes it
+	// even while its cookie is still awaited.
+	t.addConn(conn)
 	seq := t.acceptSeq
 	t.acceptSeq++
 	progress := &t.wd.progress
@@ -479,7 +482,6 @@ func (t *serverTest) admitStream(cr cookieResult) error {
 		return nil
 	}
 	s := t.s
-	t.addConn(cr.conn)
 	s.addStream(cr.conn, s.sending)
 	if s.congestion == "" && t.o.Congestion != nil {
 		s.congestion = t.o.Congestion(cr.conn)
