@@ -1,0 +1,215 @@
+package tap
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mesonemu/emu"
+	"mesonemu/farend"
+)
+
+// Frame bounds for what the host sends, without FCS.
+const (
+	// MaxFrameLen is a full 1500-byte frame with an 802.1Q tag (1514 + 4).
+	MaxFrameLen = 1514 + 4
+	// MinFrameLen is an Ethernet header; the far-end NIC pads short frames.
+	MinFrameLen = 14
+)
+
+// BridgeConfig tunes the bridge; zero fields take the defaults.
+type BridgeConfig struct {
+	WriteQueue int           // frames waiting for the TAP write; default 1000
+	RetryEvery time.Duration // wait between sends to a full NIC queue; default 100 us
+	RetryFor   time.Duration // give up on a frame after this; default 20 ms
+}
+
+// Defaults for BridgeConfig.
+const (
+	DefaultWriteQueue = 1000
+	DefaultRetryEvery = 100 * time.Microsecond
+	DefaultRetryFor   = 20 * time.Millisecond
+)
+
+// readBufLen exceeds any frame a TAP without offloads delivers, so that an
+// oversize frame shows as too long instead of being truncated by the kernel.
+const readBufLen = 1 << 16
+
+// Bridge joins the far-end NIC of the emulated cable to a TAP device (or any
+// port that reads and writes one Ethernet frame per call, without FCS).
+type Bridge struct {
+	m    *emu.Machine
+	nic  *farend.NIC
+	port io.ReadWriteCloser
+	cfg  BridgeConfig
+
+	writeq chan []byte
+	pool   sync.Pool
+	done   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+
+	tapRead, sentToBoard, tooLong, runt, queueFull, sendErrors, readErrors atomic.Uint64
+	fromBoard, written, writerBusy, writeErrors, unwritten                 atomic.Uint64
+}
+
+// NewBridge starts moving frames between nic (on machine m) and port. It
+// replaces the NIC's consumer. Close stops it and closes port.
+func NewBridge(m *emu.Machine, nic *farend.NIC, port io.ReadWriteCloser, cfg BridgeConfig) *Bridge {
+	if cfg.WriteQueue <= 0 {
+		cfg.WriteQueue = DefaultWriteQueue
+	}
+	if cfg.RetryEvery <= 0 {
+		cfg.RetryEvery = DefaultRetryEvery
+	}
+	if cfg.RetryFor <= 0 {
+		cfg.RetryFor = DefaultRetryFor
+	}
+	b := &Bridge{m: m, nic: nic, port: port, cfg: cfg,
+		writeq: make(chan []byte, cfg.WriteQueue), done: make(chan struct{})}
+	b.pool.New = func() any { s := make([]byte, 0, MaxFrameLen+4); return &s }
+	m.Lock()
+	nic.SetConsumer(b.fromNIC)
+	m.Unlock()
+	b.wg.Add(2)
+	go b.writeLoop()
+	go b.readLoop()
+	return b
+}
+
+// fromNIC is the far-end NIC's consumer: a hardware event under the machine
+// lock. It copies the frame and queues it; it never blocks.
+func (b *Bridge) fromNIC(frame []byte) {
+	b.fromBoard.Add(1)
+	buf := append((*b.pool.Get().(*[]byte))[:0], frame...)
+	select {
+	case b.writeq <- buf:
+	default:
+		b.writerBusy.Add(1)
+		b.pool.Put(&buf)
+	}
+}
+
+func (b *Bridge) writeLoop() {
+	defer b.wg.Done()
+	for {
+		select {
+		case <-b.done:
+			return
+		case f := <-b.writeq:
+			if _, err := b.port.Write(f); errors.Is(err, os.ErrClosed) {
+				b.unwritten.Add(1) // Close raced the write
+			} else if err != nil {
+				b.writeErrors.Add(1)
+			} else {
+				b.written.Add(1)
+			}
+			b.pool.Put(&f)
+		}
+	}
+}
+
+func (b *Bridge) readLoop() {
+	defer b.wg.Done()
+	buf := make([]byte, readBufLen)
+	failures := 0
+	for {
+		n, err := b.port.Read(buf)
+		if err != nil {
+			if b.closed() || errors.Is(err, os.ErrClosed) || errors.Is(err, io.EOF) {
+				return
+			}
+			b.readErrors.Add(1)
+			// A device that keeps failing is gone; back off, then give up
+			// rather than spin.
+			if failures++; failures > 100 {
+				return
+			}
+			select {
+			case <-b.done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			continue
+		}
+		failures = 0
+		b.tapRead.Add(1)
+		switch {
+		case n > MaxFrameLen:
+			b.tooLong.Add(1)
+		case n < MinFrameLen:
+			b.runt.Add(1)
+		default:
+			b.send(buf[:n])
+		}
+	}
+}
+
+// send hands one frame to the NIC, waiting a bounded time for queue room.
+func (b *Bridge) send(frame []byte) {
+	var waited time.Duration
+	for {
+		err := b.nic.Send(frame)
+		switch {
+		case err == nil:
+			b.sentToBoard.Add(1)
+			return
+		case !errors.Is(err, farend.ErrTxQueueFull):
+			b.sendErrors.Add(1)
+			return
+		case waited >= b.cfg.RetryFor:
+			b.queueFull.Add(1)
+			return
+		}
+		select {
+		case <-b.done:
+			b.queueFull.Add(1)
+			return
+		case <-time.After(b.cfg.RetryEvery):
+			waited += b.cfg.RetryEvery
+		}
+	}
+}
+
+func (b *Bridge) closed() bool {
+	select {
+	case <-b.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close detaches the NIC, closes the port (which wakes the reader), waits for
+// both goroutines and counts frames left in the writer queue as unwritten.
+func (b *Bridge) Close() error {
+	var err error
+	b.once.Do(func() {
+		b.m.Lock()
+		b.nic.SetConsumer(nil)
+		b.m.Unlock()
+		close(b.done)
+		err = b.port.Close()
+		b.wg.Wait()
+		// The consumer is detached and the writer gone: nothing adds to the
+		// queue any more.
+		for len(b.writeq) > 0 {
+			<-b.writeq
+			b.unwritten.Add(1)
+		}
+	})
+	return err
+}
+
+// Counters reads the bridge's counters (Wire is left zero).
+func (b *Bridge) Counters() Counters {
+	return Counters{
+		TapRead: b.tapRead.Load(), SentToBoard: b.sentToBoard.Load(), TooLong: b.tooLong.Load(), Runt: b.runt.Load(),
+		QueueFull: b.queueFull.Load(), SendErrors: b.sendErrors.Load(), ReadErrors: b.readErrors.Load(),
+		FromBoard: b.fromBoard.Load(), WrittenToHost: b.written.Load(), WriterBusy: b.writerBusy.Load(),
+		WriteErrors: b.writeErrors.Load(), Unwritten: b.unwritten.Load(),
+	}
+}

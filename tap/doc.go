@@ -1,0 +1,41 @@
+// Package tap puts a Linux TAP device at the far end of the emulated cable, so
+// the host's own kernel (and the real iperf3, ping, tshark) talks to the board:
+//
+//	board gVisor -> stmmac driver -> DMA -> MAC -> TX wire -> PHY -> far-end NIC -> Bridge -> TAP -> host kernel
+//	host kernel -> TAP -> Bridge -> far-end NIC -> PHY -> RX wire -> MAC -> DMA -> driver -> board gVisor
+//
+// The far-end NIC model keeps its FCS check, so a frame the wire corrupted never
+// reaches the host: the host's TCP sees the loss exactly as a PC behind a real
+// cable would. The host's timers are real, so the machine runs in real time
+// (scale 1) whenever a TAP is attached.
+//
+// Entry points: Open / OpenIn (a TAP device, optionally inside a network
+// namespace), NewBridge (far-end NIC <-> TAP with per-cause counters), Run (the
+// whole board-side job the command line calls) and NewDirectNIC (the same TAP
+// as a plain FrameNIC, for measuring the emulation's cost).
+//
+// Choices this package makes that the design leaves open (assumptions):
+//
+//   - The TAP is opened with golang.org/x/sys/unix rather than
+//     github.com/songgao/water: water is not in go.mod (this package may not
+//     change it), and water's Persist=false would also clear the persist flag
+//     of a device made with `ip tuntap add`, deleting the user's device on
+//     exit. Here an existing device keeps its flags; a device this package
+//     creates is not persistent and vanishes on Close, as with water.
+//   - The fd is non-blocking and wrapped by os.NewFile, so Close wakes a
+//     blocked Read through Go's poller.
+//   - Frames from the host longer than 1514+4 bytes (a VLAN-tagged full frame)
+//     or shorter than an Ethernet header (14 bytes) are counted and dropped.
+//     The TAP has no IFF_VNET_HDR, so the kernel segments TSO/GSO packets
+//     before they reach it; oversize frames should not occur.
+//   - When the far-end NIC's transmit queue (1000 frames, Linux's txqueuelen)
+//     is full, the reader retries every 100 us for at most 20 ms (the whole
+//     queue drains in 12 ms at 1 Gbit/s) and then drops and counts the frame.
+//     While it waits it does not read, so further frames wait in the kernel's
+//     TAP queue and the kernel drops and counts them itself (ip -s link).
+//   - The writer queue between the far-end NIC's consumer (a hardware event
+//     under the machine lock) and the TAP write holds 1000 frames; a frame
+//     arriving when it is full is counted and dropped.
+//   - A failed TAP write (EIO while the host side is down) is counted and the
+//     frame dropped, as a NIC without carrier would.
+package tap

@@ -1,0 +1,100 @@
+package tap
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// ExitSetup is the exit status for a missing device or privilege, as for any
+// usage error of the command line.
+const ExitSetup = 2
+
+// SetupError says what is missing to open the TAP (a privilege, the TUN driver,
+// a namespace, a usable interface) and how to fix it. Its message is one
+// sentence meant to be printed as is.
+type SetupError struct {
+	Device  string // interface name ("" if the kernel was to choose)
+	Problem string // what is missing or wrong
+	Fix     string // the command or setting that fixes it
+	Err     error  // the system error underneath, if any
+}
+
+func (e *SetupError) Error() string {
+	s := "cannot open TAP device"
+	if e.Device != "" {
+		s += " " + e.Device
+	}
+	s += ": " + e.Problem
+	if e.Err != nil {
+		s += fmt.Sprintf(" (%v)", e.Err)
+	}
+	if e.Fix != "" {
+		s += "; fix: " + e.Fix
+	}
+	return s
+}
+
+func (e *SetupError) Unwrap() error { return e.Err }
+
+func displayName(name string) string {
+	if name == "" {
+		return "tap0"
+	}
+	return name
+}
+
+// openError explains a failed open of /dev/net/tun.
+func openError(name string, err error) error {
+	switch {
+	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENODEV), errors.Is(err, unix.ENXIO):
+		return &SetupError{Device: name, Err: err,
+			Problem: TunPath + " is missing (the kernel's TUN/TAP driver is not loaded)",
+			Fix:     "run `sudo modprobe tun` (in a container, pass the host's " + TunPath + " through)"}
+	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+		return &SetupError{Device: name, Err: err,
+			Problem: "no permission to open " + TunPath,
+			Fix:     "run as root, or make the device readable and writable for your user (it usually is: mode 0666)"}
+	}
+	return &SetupError{Device: name, Err: err, Problem: "opening " + TunPath + " failed", Fix: "check that " + TunPath + " is the TUN/TAP character device 10:200"}
+}
+
+// attachError explains a failed TUNSETIFF.
+func attachError(name string, err error) error {
+	n := displayName(name)
+	switch {
+	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
+		return &SetupError{Device: name, Err: err,
+			Problem: "the CAP_NET_ADMIN privilege is missing to create or attach to it",
+			Fix: fmt.Sprintf("create it once for your user with `sudo ip tuntap add dev %s mode tap user $USER`, "+
+				"or run mesonemu with CAP_NET_ADMIN (`sudo setcap cap_net_admin+ep $(which mesonemu)`)", n)}
+	case errors.Is(err, unix.EBUSY):
+		return &SetupError{Device: name, Err: err,
+			Problem: "another process is attached to it",
+			Fix:     "stop that process or choose another device name"}
+	case errors.Is(err, unix.EINVAL):
+		return &SetupError{Device: name, Err: err,
+			Problem: "an interface of that name exists but is not a TAP device (a TUN device or another kind)",
+			Fix:     fmt.Sprintf("choose another name, or delete it with `sudo ip link del %s` and create it with `sudo ip tuntap add dev %s mode tap user $USER`", n, n)}
+	}
+	return &SetupError{Device: name, Err: err, Problem: "the kernel refused to attach it",
+		Fix: fmt.Sprintf("check `ip -d link show %s`", n)}
+}
+
+// netnsError explains a namespace that cannot be entered.
+func netnsError(netns, path string, err error) error {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &SetupError{Err: err, Problem: fmt.Sprintf("network namespace %s does not exist", path),
+			Fix: fmt.Sprintf("create it with `sudo ip netns add %s`", netns)}
+	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
+		return &SetupError{Err: err, Problem: fmt.Sprintf("the CAP_SYS_ADMIN privilege is missing to enter network namespace %s", path),
+			Fix: "run as root"}
+	case errors.Is(err, unix.EINVAL):
+		return &SetupError{Err: err, Problem: fmt.Sprintf("%s is not a network namespace", path),
+			Fix: "give a name from `ip netns list` or a /proc/PID/ns/net path"}
+	}
+	return &SetupError{Err: err, Problem: fmt.Sprintf("cannot enter network namespace %s", path), Fix: "check `ip netns list`"}
+}

@@ -1,0 +1,260 @@
+package tap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"time"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
+
+	"mesonemu/netstack"
+	"mesonemu/netstack/iperf3"
+	"mesonemu/pcap"
+	"mesonemu/sim"
+)
+
+// setLossRecovery chooses the board stack's loss detection (see Options.RACK).
+func setLossRecovery(h *netstack.Host, rack bool) error {
+	rec := tcpip.TCPRecovery(0)
+	if rack {
+		rec = tcpip.TCPRACKLossDetection
+	}
+	if terr := h.Stack.SetTransportProtocolOption(tcp.ProtocolNumber, &rec); terr != nil {
+		return fmt.Errorf("board: TCP loss recovery: %s", terr)
+	}
+	return nil
+}
+
+// drainTime lets frames in flight reach the host before the bridge closes.
+const drainTime = 20 * time.Millisecond
+
+// DefaultBoardIP is the board's address on the TAP link (RFC 2544's
+// benchmarking range); the host side is expected at 198.18.1.1/24.
+var DefaultBoardIP = netip.MustParsePrefix("198.18.1.2/24")
+
+// Options for Run.
+type Options struct {
+	Sim sim.Options
+	// TAP is the interface name: attached if it exists (`ip tuntap add`),
+	// created otherwise ("" lets the kernel choose). A created one vanishes
+	// when Run returns.
+	TAP string
+	// Netns, when set, opens the TAP inside this network namespace (a name from
+	// `ip netns add`, or a path); the rest of the process stays where it is.
+	Netns    string
+	BoardIP  netip.Prefix // default DefaultBoardIP
+	CC       string       // the board's congestion control: "cubic" (default) or "reno"
+	PcapPath string       // if set, every frame on the wire goes there (pcapng, FCS kept)
+	// Iperf3Args is an iperf3 command line for the board (-c HOST ..., -s ...),
+	// without the program name. Empty: the board only answers ARP and ping
+	// (gVisor's ICMP echo) until ctx ends.
+	Iperf3Args []string
+	Stdout     io.Writer // iperf3's output; nil discards
+	Stderr     io.Writer // iperf3's errors and one status line; nil discards
+	// RACK keeps gVisor's RACK-TLP loss detection on the board's stack. It is
+	// off by default in TAP mode: gVisor arms its tail loss probe at 2·SRTT
+	// with no floor (Linux adds TCP_TIMEOUT_MIN, 2 jiffies), so in real time
+	// on a busy host an ACK that waits a millisecond in the emulator's queues
+	// sets off a spurious retransmission. Without it the board recovers by
+	// SACK and duplicate ACKs (RFC 6675) and the RTO, and every retransmission
+	// answers a lost frame.
+	RACK bool
+	// Ready, if set, is called once the board's stack is on the link (and, for
+	// an iperf3 server, listening), with the TAP's name: the moment to
+	// configure the host side or start a client.
+	Ready func(tapName string)
+}
+
+// Run boots the board, bridges its far end to the TAP, runs the machine in
+// real time and the board's iperf3 until it ends or ctx is cancelled. It
+// returns iperf3's exit status (0 without iperf3), the final counters, and an
+// error for anything that kept the run from happening. A *SetupError (missing
+// device or privilege) comes with exit status ExitSetup; other failures with 1.
+func Run(ctx context.Context, o Options) (int, *Counters, error) {
+	stdout, stderr := o.Stdout, o.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	if !o.BoardIP.IsValid() {
+		o.BoardIP = DefaultBoardIP
+	}
+	if !o.BoardIP.Addr().Is4() {
+		return 1, nil, fmt.Errorf("board address %v: want IPv4", o.BoardIP)
+	}
+	if o.CC == "" {
+		o.CC = "cubic"
+	}
+	if len(o.Iperf3Args) > 0 {
+		if _, err := iperf3.ParseArgs(o.Iperf3Args); err != nil {
+			// Main prints the parameter error exactly as iperf3 does.
+			return iperf3.Main(ctx, o.Iperf3Args, iperf3.Env{Stdout: stdout, Stderr: stderr}), nil, nil
+		}
+	}
+	if _, err := o.Sim.Validate(); err != nil {
+		return 1, nil, err
+	}
+
+	dev, err := OpenIn(o.Netns, o.TAP)
+	if err != nil {
+		var se *SetupError
+		if errors.As(err, &se) {
+			return ExitSetup, nil, err
+		}
+		return 1, nil, err
+	}
+	devOpen := true
+	defer func() {
+		if devOpen {
+			dev.Close()
+		}
+	}()
+
+	s, err := sim.New(o.Sim)
+	if err != nil {
+		return 1, nil, err
+	}
+	m := s.HW.M
+
+	var capt *capture
+	var pcapFile *os.File
+	if o.PcapPath != "" {
+		if pcapFile, err = os.Create(o.PcapPath); err != nil {
+			return 1, nil, fmt.Errorf("pcap: %w", err)
+		}
+		defer pcapFile.Close()
+		pw, err := pcap.NewWriter(pcapFile, s.Board.Name+" rgmii", "mesonemu "+s.Board.Name+" wire, TAP "+dev.Name())
+		if err != nil {
+			return 1, nil, err
+		}
+		capt = &capture{w: pw, wallOffset: time.Now().UnixNano() - int64(m.VirtualNow())}
+		s.HW.AddTap(capt.tap)
+	}
+
+	bridge := NewBridge(m, s.HW.FarEnd, dev, BridgeConfig{})
+	devOpen = false // the bridge owns it now
+	bridgeOpen := true
+	defer func() {
+		if bridgeOpen {
+			bridge.Close()
+		}
+	}()
+
+	runCtx, stop := context.WithCancel(context.Background())
+	machineDone := make(chan struct{})
+	go func() { m.RunPaced(runCtx, 1); close(machineDone) }()
+	machineRunning := true
+	stopMachine := func() {
+		if machineRunning {
+			stop()
+			<-machineDone
+			machineRunning = false
+		}
+	}
+	defer stopMachine()
+
+	board, err := netstack.NewHost(netstack.HostConfig{Name: "board", Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
+		CC: o.CC, Clock: netstack.NewClock(m), NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1})
+	if err != nil {
+		return 1, nil, err
+	}
+	if err := setLossRecovery(board, o.RACK); err != nil {
+		board.Close()
+		return 1, nil, err
+	}
+	boardOpen := true
+	defer func() {
+		if boardOpen {
+			board.Close()
+		}
+	}()
+
+	driver := o.Sim.Driver
+	if driver == "" {
+		driver = "fixed"
+	}
+	fmt.Fprintf(stderr, "mesonemu: board %s (%s driver) at %v, MAC %s, on TAP %s, real time\n",
+		s.Board.Name, driver, o.BoardIP, net.HardwareAddr(s.Board.MAC[:]), dev.Name())
+
+	code := 0
+	ready := func() {
+		if o.Ready != nil {
+			o.Ready(dev.Name())
+		}
+	}
+	if len(o.Iperf3Args) == 0 {
+		ready()
+		<-ctx.Done()
+	} else {
+		env := iperf3.Env{
+			Dial: board.Dial,
+			Listen: func(ctx context.Context, port int) (net.Listener, error) {
+				if port < 1 || port > 65535 {
+					return nil, fmt.Errorf("port %d: want 1..65535", port)
+				}
+				ln, err := board.Listen(uint16(port))
+				if err == nil {
+					ready()
+				}
+				return ln, err
+			},
+			Clock: netstack.NewClock(m), TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC),
+			Stdout: stdout, Stderr: stderr, Seed: o.Sim.Seed + 7,
+		}
+		if cfg, _ := iperf3.ParseArgs(o.Iperf3Args); cfg.Mode == iperf3.ModeClient {
+			ready()
+		}
+		code = iperf3.Main(ctx, o.Iperf3Args, env)
+	}
+
+	// Shut down in the frame path's order: the stack stops sending, the
+	// bridge stops (closing the TAP), then the machine; the capture is
+	// flushed last, when nothing can add to it.
+	board.Close()
+	boardOpen = false
+	// The stack's last frames (RSTs for connections it aborted) are still
+	// crossing DMA, wire and bridge; give them 1000 frame times at 1 Gbit/s.
+	time.Sleep(drainTime)
+	closeErr := bridge.Close()
+	bridgeOpen = false
+	stopMachine()
+	c := bridge.Counters()
+	path := s.HW.Path()
+	fe := s.HW.FarEnd.Stats()
+	mac := s.HW.MACCounters()
+	c.Wire = WireCounters{
+		TxDamaged: path.TxWireDamaged, FarEndCRCErrors: fe.RxCRCErrors, FarEndAlignError: fe.RxAlignErrors,
+		RxDamaged: path.RxWireDamaged, BoardCRCErrors: mac.RxCRCErrors, BoardSFDLost: path.RxSFDLost,
+	}
+	var runErr error
+	if closeErr != nil && !errors.Is(closeErr, os.ErrClosed) {
+		runErr = fmt.Errorf("tap %s: close: %w", dev.Name(), closeErr)
+	}
+	if capt != nil {
+		m.Lock()
+		c.Wire.PcapFrames, c.Wire.PcapBadFCS, c.Wire.PcapSFDErrors = capt.frames, capt.badFCS, capt.sfdErr
+		err := capt.err
+		if err == nil {
+			err = capt.w.Flush()
+		}
+		m.Unlock()
+		if err == nil {
+			err = pcapFile.Close()
+		}
+		if err != nil {
+			runErr = errors.Join(runErr, fmt.Errorf("pcap %s: %w", o.PcapPath, err))
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code, &c, runErr
+}
