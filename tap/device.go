@@ -72,6 +72,10 @@ func OpenIn(netns, name string) (*Device, error) {
 		if d != nil {
 			d.Close()
 		}
+		var se *SetupError
+		if errors.As(err, &se) && se.Device == "" {
+			se.Device = name
+		}
 		return nil, err
 	}
 	return d, nil
