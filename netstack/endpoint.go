@@ -29,14 +29,14 @@ var ErrClosed = errors.New("network card closed")
 // EndpointStats counts what the endpoint's own queues did with frames, so that
 // nothing a stack sends or a card receives disappears without a counter.
 type EndpointStats struct {
-	TxQueued, TxSent, TxQdiscDrops, TxErrors      uint64
+	TxQueued, TxSent, TxDroppedAtClose, TxErrors  uint64
 	RxQueued, RxDelivered, RxBacklogDrops, RxRunt uint64
 }
 
 // Endpoint is a gVisor stack.LinkEndpoint on a FrameNIC with Ethernet framing.
 // Outgoing packets go through a bounded queue (the qdisc; Linux's default
-// txqueuelen is 1000) to a goroutine that feeds the card, so the stack never
-// blocks on the hardware and the hardware's run loop never waits for the stack.
+// txqueuelen is 1000) to a goroutine that feeds the card; a full queue makes the
+// sender wait, and the hardware's run loop never waits for the stack.
 // Received frames go through a bounded backlog (netdev_max_backlog, 1000) to a
 // goroutine that delivers them to the stack.
 type Endpoint struct {
@@ -48,14 +48,15 @@ type Endpoint struct {
 	mu         sync.RWMutex
 	dispatcher stack.NetworkDispatcher
 
-	txq  chan []byte
-	rxq  chan []byte
-	done chan struct{}
-	wg   sync.WaitGroup
-	once sync.Once
-	pool sync.Pool
+	writeMu sync.Mutex
+	txq     chan []byte
+	rxq     chan []byte
+	done    chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+	pool    sync.Pool
 
-	txQueued, txSent, txQdiscDrops, txErrors      atomic.Uint64
+	txQueued, txSent, txDroppedAtClose, txErrors  atomic.Uint64
 	rxQueued, rxDelivered, rxBacklogDrops, rxRunt atomic.Uint64
 }
 
@@ -87,7 +88,7 @@ func (e *Endpoint) putBuf(b []byte) { e.pool.Put(&b) }
 // Stats returns the endpoint's queue counters.
 func (e *Endpoint) Stats() EndpointStats {
 	return EndpointStats{
-		TxQueued: e.txQueued.Load(), TxSent: e.txSent.Load(), TxQdiscDrops: e.txQdiscDrops.Load(), TxErrors: e.txErrors.Load(),
+		TxQueued: e.txQueued.Load(), TxSent: e.txSent.Load(), TxDroppedAtClose: e.txDroppedAtClose.Load(), TxErrors: e.txErrors.Load(),
 		RxQueued: e.rxQueued.Load(), RxDelivered: e.rxDelivered.Load(), RxBacklogDrops: e.rxBacklogDrops.Load(), RxRunt: e.rxRunt.Load(),
 	}
 }
@@ -100,6 +101,8 @@ func (e *Endpoint) txLoop() {
 	for {
 		select {
 		case <-e.done:
+			// Packets still queued when the link goes away are counted, not lost.
+			e.txDroppedAtClose.Add(uint64(len(e.txq)))
 			return
 		case f := <-e.txq:
 			e.cpu.Charge(len(f))
@@ -176,12 +179,19 @@ func (e *Endpoint) deliver(frame []byte) {
 
 // WritePackets implements stack.LinkWriter: frames are flattened and queued.
 func (e *Endpoint) WritePackets(pkts stack.PacketBufferList) (int, tcpip.Error) {
+	// One batch at a time: a batch that waits for queue space must not be
+	// overtaken by a later one from another goroutine.
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
 	n := 0
 	for _, pkt := range pkts.AsSlice() {
 		b := e.getBuf()
 		for _, s := range pkt.AsSlices() {
 			b = append(b, s...)
 		}
+		// A full queue holds the sender back instead of dropping: Linux's TCP
+		// Small Queues throttle a local flow long before its qdisc overflows,
+		// so a TCP sender never loses its own packets in the host.
 		select {
 		case e.txq <- b:
 			e.txQueued.Add(1)
@@ -189,11 +199,6 @@ func (e *Endpoint) WritePackets(pkts stack.PacketBufferList) (int, tcpip.Error) 
 		case <-e.done:
 			e.putBuf(b)
 			return n, &tcpip.ErrClosedForSend{}
-		default:
-			// A full qdisc drops the packet, as pfifo_fast does; TCP recovers.
-			e.txQdiscDrops.Add(1)
-			e.putBuf(b)
-			n++
 		}
 	}
 	return n, nil

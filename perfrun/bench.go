@@ -53,6 +53,9 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 			}
 		}
 	})
+	for _, t := range o.Taps {
+		s.HW.AddTap(t)
+	}
 	m := s.HW.M
 	b.ctx, b.stop = context.WithCancel(ctx)
 	go func() { m.RunPaced(b.ctx, o.TimeScale); close(b.done) }()

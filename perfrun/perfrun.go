@@ -18,6 +18,7 @@ import (
 
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
+	"mesonemu/platform"
 	"mesonemu/sim"
 )
 
@@ -34,6 +35,8 @@ type Options struct {
 	TimeScale float64
 	JSON      bool
 	Output    io.Writer // iperf3's text output and the report; nil discards
+	// Taps see every frame as it left the wire (pcap capture).
+	Taps []platform.Tap
 }
 
 // AutoTimeScale is the default pacing of virtual time against wall time: slow
@@ -57,16 +60,19 @@ type Counter struct {
 // Report is what a run found besides iperf3's own result.
 type Report struct {
 	sim.Description
-	Seed           uint64    `json:"seed"`
-	TimeScale      float64   `json:"time_scale"`
-	LinkUpSeconds  float64   `json:"link_up_virtual_seconds"`
-	WallSeconds    float64   `json:"wall_seconds"`
-	Retransmits    uint64    `json:"retransmits"`
-	DataFramesSent uint64    `json:"board_data_frames_sent"`
-	DataFramesLost uint64    `json:"board_data_frames_dropped_bad_fcs"`
-	MeasuredLoss   float64   `json:"measured_frame_loss"`
-	ThroughputBps  float64   `json:"throughput_bps"`
-	Counters       []Counter `json:"counters"`
+	Seed          uint64  `json:"seed"`
+	TimeScale     float64 `json:"time_scale"`
+	LinkUpSeconds float64 `json:"link_up_virtual_seconds"`
+	WallSeconds   float64 `json:"wall_seconds"`
+	// HostStallSeconds is wall time during which the host fell behind the paced
+	// clock and virtual time was held back.
+	HostStallSeconds float64   `json:"host_stall_seconds"`
+	Retransmits      uint64    `json:"retransmits"`
+	DataFramesSent   uint64    `json:"board_data_frames_sent"`
+	DataFramesLost   uint64    `json:"board_data_frames_dropped_bad_fcs"`
+	MeasuredLoss     float64   `json:"measured_frame_loss"`
+	ThroughputBps    float64   `json:"throughput_bps"`
+	Counters         []Counter `json:"counters"`
 }
 
 // dataFrameMin separates the board's TCP data frames from its ACKs by length:

@@ -60,10 +60,30 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
 		out = append(out, c)
 	}
 	for _, h := range []*netstack.Host{board, pc} {
+		tcp := h.Stack.Stats().TCP
+		for _, c := range []struct {
+			name string
+			v    uint64
+		}{
+			{"segments_sent", tcp.SegmentsSent.Value()}, {"retransmits", tcp.Retransmits.Value()},
+			{"fast_retransmit", tcp.FastRetransmit.Value()}, {"sack_recovery", tcp.SACKRecovery.Value()},
+			{"tlp_recovery", tcp.TLPRecovery.Value()}, {"timeouts", tcp.Timeouts.Value()},
+			{"spurious_recovery", tcp.SpuriousRecovery.Value()}, {"spurious_rto_recovery", tcp.SpuriousRTORecovery.Value()},
+			{"segments_acked_with_dsack", tcp.SegmentsAckedWithDSACK.Value()},
+			{"segment_queue_dropped", h.SegmentQueueDrops()},
+			{"stack_dropped_packets", h.Stack.Stats().DroppedPackets.Value()},
+			{"listen_overflow_ack_drop", tcp.ListenOverflowAckDrop.Value()},
+			{"resets_received", tcp.ResetsReceived.Value()},
+			{"resets_sent", tcp.ResetsSent.Value()},
+			{"tcp_invalid_segments", tcp.InvalidSegmentsReceived.Value()},
+			{"tcp_valid_segments", tcp.ValidSegmentsReceived.Value()},
+		} {
+			out = append(out, Counter{h.Name + " tcp", c.name, c.v})
+		}
 		st := h.EP.Stats()
 		out = append(out,
 			Counter{h.Name + " qdisc", "tx_queued", st.TxQueued},
-			Counter{h.Name + " qdisc", "tx_qdisc_drops", st.TxQdiscDrops},
+			Counter{h.Name + " qdisc", "tx_dropped_at_close", st.TxDroppedAtClose},
 			Counter{h.Name + " backlog", "rx_backlog_drops", st.RxBacklogDrops})
 	}
 	return out
@@ -84,5 +104,5 @@ func writeCounters(w io.Writer, r *Report) {
 	}
 	fmt.Fprintf(w, "\nTCP: %d retransmits; the PC dropped %d of the board's %d data frames for a bad FCS (%.3f %%)\n",
 		r.Retransmits, r.DataFramesLost, r.DataFramesSent, 100*r.MeasuredLoss)
-	fmt.Fprintf(w, "wall time %.1f s for %.0f virtual s of test\n", r.WallSeconds, 0.0)
+	fmt.Fprintf(w, "wall time %.1f s at %.3g virtual s per wall s\n", r.WallSeconds, r.TimeScale)
 }
