@@ -1,5 +1,7 @@
 package tap
 
+import "time"
+
 // Counters account for every frame the bridge handled, so that
 //
 //	TapRead   = SentToBoard + TooLong + Runt + QueueFull + SendErrors (+ one in hand)
@@ -22,6 +24,12 @@ type Counters struct {
 	WriterBusy    uint64 `json:"drop_writer_busy"` // writer queue full
 	WriteErrors   uint64 `json:"drop_write_error"` // the TAP refused the frame (host side down)
 	Unwritten     uint64 `json:"drop_unwritten"`   // still queued when the bridge closed
+
+	// ClockLag is how far the board's virtual clock fell behind wall time over
+	// the run. In TAP mode the host kernel's clock never waits, so anything
+	// but ~0 means the board's TCP timers and iperf3's seconds ran slow
+	// against the host's.
+	ClockLag time.Duration `json:"clock_lag_ns"`
 
 	// The wire, filled in by Run: what the cable's far ends threw away.
 	Wire WireCounters `json:"wire"`

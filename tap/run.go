@@ -150,10 +150,13 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 
 	runCtx, stop := context.WithCancel(context.Background())
 	machineDone := make(chan struct{})
+	wallStart, virtStart := time.Now(), m.VirtualNow()
 	go func() { m.RunPaced(runCtx, 1); close(machineDone) }()
 	machineRunning := true
+	var clockLag time.Duration
 	stopMachine := func() {
 		if machineRunning {
+			clockLag = time.Since(wallStart) - (m.VirtualNow() - virtStart).Duration()
 			stop()
 			<-machineDone
 			machineRunning = false
@@ -227,6 +230,7 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 	bridgeOpen = false
 	stopMachine()
 	c := bridge.Counters()
+	c.ClockLag = clockLag
 	path := s.HW.Path()
 	fe := s.HW.FarEnd.Stats()
 	mac := s.HW.MACCounters()

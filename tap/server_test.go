@@ -77,7 +77,7 @@ func TestHostClientToBoardServer(t *testing.T) {
 				if r.c.Wire.FarEndCRCErrors < 50 {
 					t.Errorf("pre-fix: only %d bad-FCS drops", r.c.Wire.FarEndCRCErrors)
 				}
-				if retr > lost || retr+10 < lost {
+				if !oneRetransmitPerLoss(retr, lost) {
 					t.Errorf("pre-fix: board made %d retransmits for %d lost frames", retr, lost)
 				}
 			case tc.reverse:
