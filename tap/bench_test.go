@@ -14,6 +14,7 @@ import (
 	"mesonemu/emu"
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
+	"mesonemu/soc/board"
 )
 
 // benchSeconds is each iperf3 run's length in the benchmark.
@@ -21,7 +22,7 @@ const benchSeconds = "3"
 
 // BenchmarkEmulatedVsBypass measures, in real time, the fixed board sending to
 // Debian's iperf3 server through the TAP, side by side with the same gVisor
-// stack (same options, same clock type, same loss recovery) writing straight
+// stack (same options, same board CPU model, same clock type, same loss recovery) writing straight
 // into the same kind of TAP with the MAC, DMA, wire, PHY and far end bypassed:
 // once unpaced (as fast as the host goes) and once over netstack.IdealWire at
 // the 1 Gbit/s line rate the emulated path obeys (frame + preamble + FCS + gap,
@@ -118,6 +119,11 @@ func benchBypass(b *testing.B, paced bool) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b0, err := board.Lookup(board.Default)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu := b0.CPU
 	m := emu.NewMachine(1)
 	mctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -134,7 +140,8 @@ func benchBypass(b *testing.B, paced bool) float64 {
 	}
 	clock := netstack.NewClock(m)
 	h, err := netstack.NewHost(netstack.HostConfig{Name: "bypass", Addr: netip.MustParsePrefix(boardIP + "/24"),
-		MAC: tcpip.LinkAddress("\x02\xad\xc1\x00\x00\x01"), CC: "cubic", Clock: clock, NIC: nic, Seeded: 3})
+		MAC: tcpip.LinkAddress("\x02\xad\xc1\x00\x00\x01"), CC: "cubic", Clock: clock, NIC: nic, Seeded: 3,
+		CPU: netstack.NewCPU(m, cpu.PerPacketNs, cpu.PerByteNs)})
 	if err != nil {
 		b.Fatal(err)
 	}

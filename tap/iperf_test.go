@@ -181,10 +181,7 @@ func TestBoardClientToHostServer(t *testing.T) {
 				}
 				return
 			}
-			// 0.37 % of at least 20 000 data frames (100 Mbit/s for 5 s).
-			if r.c.Wire.FarEndCRCErrors < 50 {
-				t.Errorf("pre-fix: only %d bad-FCS drops", r.c.Wire.FarEndCRCErrors)
-			}
+			checkPreFixLoss(t, r.c)
 			if !oneRetransmitPerLoss(retr, lost) {
 				t.Errorf("pre-fix: %d retransmits for %d lost frames; want one per lost data frame", retr, lost)
 			}
@@ -193,6 +190,21 @@ func TestBoardClientToHostServer(t *testing.T) {
 	fixed, pre := results["fixed"], results["pre-fix 4 ns"]
 	if fixed > 0 && pre > 0 && pre > fixed/2 {
 		t.Errorf("pre-fix %s is not much lower than fixed %s", mbps(pre), mbps(fixed))
+	}
+}
+
+// checkPreFixLoss: the far end drops the pre-fix board's frames for a bad FCS
+// at the rate the wire model predicts for the commit's operating point
+// (linktest: 0.25-0.55 % of 1514-byte frames; the board's few short frames
+// break less often).
+func checkPreFixLoss(t *testing.T, c *Counters) {
+	t.Helper()
+	seen := c.FromBoard + c.Wire.FarEndCRCErrors + c.Wire.FarEndAlignError
+	if seen < 5000 {
+		t.Fatalf("pre-fix: only %d frames from the board", seen)
+	}
+	if f := float64(c.Wire.FarEndCRCErrors) / float64(seen); f < 0.0015 || f > 0.0060 {
+		t.Errorf("pre-fix: %d of %d frames dropped for bad FCS (%.3f %%), want 0.15-0.60 %%", c.Wire.FarEndCRCErrors, seen, 100*f)
 	}
 }
 

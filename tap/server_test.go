@@ -74,9 +74,7 @@ func TestHostClientToBoardServer(t *testing.T) {
 			lost := r.c.lostToHost()
 			switch {
 			case tc.boardLosesTX:
-				if r.c.Wire.FarEndCRCErrors < 50 {
-					t.Errorf("pre-fix: only %d bad-FCS drops", r.c.Wire.FarEndCRCErrors)
-				}
+				checkPreFixLoss(t, r.c)
 				if !oneRetransmitPerLoss(retr, lost) {
 					t.Errorf("pre-fix: board made %d retransmits for %d lost frames", retr, lost)
 				}
