@@ -38,4 +38,21 @@
 //     arriving when it is full is counted and dropped.
 //   - A failed TAP write (EIO while the host side is down) is counted and the
 //     frame dropped, as a NIC without carrier would.
+//   - The board's stack runs without gVisor's RACK-TLP (Options.RACK turns it
+//     back on): gVisor arms the tail loss probe at 2·SRTT with no floor, where
+//     Linux adds TCP_TIMEOUT_MIN (2 jiffies), so in real time on a loaded
+//     host ACKs that wait a millisecond in the emulator's goroutines set off
+//     spurious retransmissions (3-5 per 5 s with the fixed driver). Without it
+//     every retransmission answers a lost frame, at the price of more
+//     retransmission timeouts after tail losses.
+//   - The board keeps its CPU cost model (netstack.CPU with the board file's
+//     per-packet and per-byte costs), as in the in-process runs.
+//   - After iperf3 ends, the stack is closed and the bridge waits 20 ms (1000
+//     frame times at 1 Gbit/s) so the board's last frames reach the host.
+//   - Pcap timestamps are virtual time plus the wall-clock offset at the start
+//     of the paced run, so they line up with a capture taken on the host.
+//   - Counters.ClockLag reports how far virtual time fell behind wall time;
+//     with real-time pacing it is the microseconds between reading the two
+//     clocks, and anything larger means the board's timers ran slow against
+//     the host kernel's.
 package tap
