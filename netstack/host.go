@@ -30,6 +30,13 @@ type HostConfig struct {
 	Seeded int64 // seed for the stack's random source (ports, ISNs)
 	// CPU, when set, charges each packet's processing in virtual time.
 	CPU *CPU
+	// RACK turns on gVisor's RACK-TLP loss detection. It is off by default:
+	// gVisor arms its tail loss probe at 2·SRTT with no floor (Linux adds
+	// TCP_TIMEOUT_MIN, 2 jiffies), so on a LAN round trip of ~100 µs any
+	// scheduling hiccup of the host sets off a spurious retransmission that
+	// the emulated system would not make. Without it a host recovers by SACK
+	// and duplicate ACKs (RFC 6675) and the RTO, as Linux does for real losses.
+	RACK bool
 }
 
 // Host is a gVisor stack with one Ethernet NIC.
@@ -95,6 +102,13 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	sack := tcpip.TCPSACKEnabled(true)
 	if err := s.SetTransportProtocolOption(tcp.ProtocolNumber, &sack); err != nil {
 		return nil, fmt.Errorf("host %s: enable SACK: %s", cfg.Name, err)
+	}
+	rec := tcpip.TCPRecovery(0)
+	if cfg.RACK {
+		rec = tcpip.TCPRACKLossDetection
+	}
+	if err := s.SetTransportProtocolOption(tcp.ProtocolNumber, &rec); err != nil {
+		return nil, fmt.Errorf("host %s: loss recovery: %s", cfg.Name, err)
 	}
 	cc := tcpip.CongestionControlOption(cfg.CC)
 	if err := s.SetTransportProtocolOption(tcp.ProtocolNumber, &cc); err != nil {

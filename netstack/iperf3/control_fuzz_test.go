@@ -1,14 +1,11 @@
 package iperf3
 
 import (
-	"fmt"
-	"os"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"net"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,77 +14,120 @@ import (
 )
 
 // The iperf3 control protocol against a fuzz-driven peer, in both roles, over
-// net.Pipe connections and a manual test clock.
+// net.Pipe connections and a manual test clock. The fuzz input is a small program
+// for the peer (see peerOp): raw bytes, canned cookie / parameter / results
+// messages (good and hostile), state bytes, length prefixes, data connections,
+// waits for the other side's next state, clock steps and closes. A short
+// program reaches every phase of a test, and the fuzzer's minimiser stays quick.
 //
-// Input layout (both targets): byte 0 is the mode: bit 0 set = the peer closes its
-// connections when its script is done, clear = it goes silent and the test clock
-// is driven forward until the idle timeout ends the test; bits 1-2 = the number
-// of data connections the peer opens or feeds (0-3); bit 3 = reverse (client
-// role). Byte 1 splits the script: the first part goes out at once, the rest once
-// the data connections are open. The script is the bytes after byte 1; data
-// connections (server role) send the script's first 37 bytes as their cookie,
-// then 64 bytes of it as data.
-//
-// Whatever the peer sends, the role under test must end with an error or a result,
+// Whatever the peer does, the role under test must end with an error or a result,
 // must not panic, and must leave no goroutine behind once its connections are
-// closed.
+// closed. If the program does not close the control connection, the peer goes
+// silent and the test clock is driven forward until the idle timeout ends it.
 
 const (
-	fuzzIdle    = 8 * time.Second
-	fuzzStep    = 10 * time.Minute // beyond the idle timeout and the 40 s server grace
-	fuzzMaxStep = 200              // 2000 virtual minutes: past -t 86400 + -O 600 + 40 s
+	fuzzIdle     = 8 * time.Second
+	fuzzStep     = 10 * time.Minute // beyond the idle timeout and the 40 s server grace
+	fuzzMaxStep  = 200              // 2000 virtual minutes: past -t 86400 + -O 600 + 40 s
+	fuzzMaxOps   = 64
+	fuzzWaitStep = 100 * time.Millisecond
 )
 
-type fuzzScript struct {
-	closeAtEnd bool
-	streams    int
-	reverse    bool
-	first      []byte
-	rest       []byte
-	cookie     []byte
+// Peer program opcodes (first byte of each op, modulo peerOps).
+const (
+	peerRaw    = iota // n = next%64, then n bytes to the control connection
+	peerCookie        // the 37-byte cookie
+	peerJSON          // framed message jsonPool[next]
+	peerState         // the next byte as a state
+	peerLength        // the next 4 bytes as a JSON length prefix
+	peerWait          // wait for the other side's state waitStates[next]
+	peerStream        // server role: open a data connection (cookie, next%128 bytes);
+	//                    client role: next%128 bytes on the client's newest data connection
+	peerClose   // close the control connection
+	peerAdvance // advance the test clock by next*100 ms
+	peerOps
+)
+
+// jsonPool holds parameter and results messages, well-formed and hostile.
+var jsonPool = []string{
+	goodParams,
+	`{"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"reverse":true,"len":1024,"pacing_timer":1000,"client_version":"3.12"}`,
+	`{"tcp":true,"omit":1,"time":2,"parallel":2,"len":1024,"get_server_output":1}`,
+	`{"tcp":true,"time":0,"num":4096,"blockcount":0,"parallel":1,"len":1024}`,
+	`{"tcp":true,"parallel":0}`,
+	`{"tcp":true,"len":18446744073709551615}`,
+	`{"udp":true}`,
+	`{"tcp":true,"bidirectional":true}`,
+	`[1,2]`,
+	`null`,
+	`{"cpu_util_total":0,"cpu_util_user":0,"cpu_util_system":0,"sender_has_retransmits":0,"streams":[{"id":1,"bytes":64,"retransmits":0,"jitter":0,"errors":0,"packets":0}]}`,
+	`{"cpu_util_total":1,"cpu_util_user":0,"cpu_util_system":1,"sender_has_retransmits":1,"streams":[{"id":1,"bytes":18446744073709551615,"retransmits":-5,"jitter":1e308,"errors":0,"packets":0},{"id":3,"bytes":1,"retransmits":0,"jitter":0,"errors":0,"packets":0}]}`,
+	`{"cpu_util_total":1,"cpu_util_user":0,"cpu_util_system":1,"sender_has_retransmits":0,"streams":[{"id":99,"bytes":1}]}`,
+	`{"cpu_util_total":"x","streams":{}}`,
+	`{"cpu_util_total":0,"cpu_util_user":0,"cpu_util_system":0,"sender_has_retransmits":0,"streams":[],"server_output_text":"hello"}`,
+	`{"streams":`,
 }
 
-func parseFuzzScript(data []byte) fuzzScript {
-	var s fuzzScript
-	if len(data) < 2 {
-		return fuzzScript{closeAtEnd: true}
+var waitStates = []int8{stateParamExchange, stateCreateStreams, stateTestStart, stateTestRunning, stateTestEnd,
+	stateExchangeResults, stateDisplayResults, stateIperfDone}
+
+// fuzzBytesReader hands out the program; past its end it reads zeros.
+type fuzzBytesReader struct{ b []byte }
+
+func (r *fuzzBytesReader) next() byte {
+	if len(r.b) == 0 {
+		return 0
 	}
-	s.closeAtEnd = data[0]&1 != 0
-	s.streams = int(data[0] >> 1 & 3)
-	s.reverse = data[0]&8 != 0
-	script := data[2:]
-	split := min(int(data[1]), len(script))
-	s.first, s.rest = script[:split], script[split:]
-	s.cookie = script[:min(CookieSize, len(script))]
-	return s
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
 }
 
-// signals are closed the first time a byte arrives from the side under test;
-// the peer uses them to pace its script (roughly: the byte may also sit inside a
-// JSON body or a length).
-type signals map[byte]chan struct{}
+func (r *fuzzBytesReader) take(n int) []byte {
+	n = min(n, len(r.b))
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
 
-func newSignals(states ...int8) signals {
-	s := signals{}
-	for _, st := range states {
-		s[byte(st)] = make(chan struct{})
-	}
-	return s
+func framedJSON(s string) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...)
+}
+
+// seen records which state bytes arrived from the side under test (roughly: such
+// a byte may also sit inside a JSON body or a length).
+type seen struct {
+	mu    sync.Mutex
+	bytes [256]bool
+	any   chan struct{} // receives (non-blocking) after every read
+}
+
+func newSeen() *seen { return &seen{any: make(chan struct{}, 1)} }
+
+func (s *seen) has(b byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes[b]
 }
 
 // drain reads c until it fails, so the side under test never blocks writing to a
-// synchronous pipe, and closes the signals of the bytes it sees.
-func drain(c net.Conn, wg *sync.WaitGroup, sig signals) {
+// synchronous pipe, and records what it sees in s (if not nil).
+func drain(c net.Conn, wg *sync.WaitGroup, s *seen) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		buf := make([]byte, 4096)
 		for {
 			n, err := c.Read(buf)
-			for b, ch := range sig {
-				if bytes.IndexByte(buf[:n], b) >= 0 {
-					close(ch)
-					delete(sig, b)
+			if s != nil {
+				s.mu.Lock()
+				for _, b := range buf[:n] {
+					s.bytes[b] = true
+				}
+				s.mu.Unlock()
+				select {
+				case s.any <- struct{}{}:
+				default:
 				}
 			}
 			if err != nil {
@@ -97,38 +137,25 @@ func drain(c net.Conn, wg *sync.WaitGroup, sig signals) {
 	}()
 }
 
-// spin yields to the other goroutines until ch or done is closed, at most n
-// times; it reports whether one was.
-func spin(ch, done <-chan struct{}, n int) bool {
+// spin yields to the other goroutines until cond holds or done is closed, at
+// most n times.
+func spin(cond func() bool, done <-chan struct{}, n int) bool {
 	for range n {
 		select {
-		case <-ch:
-			return true
 		case <-done:
 			return true
 		default:
-			runtime.Gosched()
 		}
+		if cond != nil && cond() {
+			return true
+		}
+		runtime.Gosched()
 	}
 	return false
 }
 
-// waitSignal waits for ch or done, advancing the clock by step (if any) between
-// spins, at most steps times. The waits only pace the script: when the machine is
-// slow the script goes on earlier, which explores another path, never a wrong one.
-func waitSignal(clock *faketime.ManualClock, ch, done <-chan struct{}, step time.Duration, steps int) {
-	for range steps {
-		if spin(ch, done, 200) {
-			return
-		}
-		if step > 0 {
-			clock.Advance(step)
-		}
-	}
-}
-
 // driveUntil advances the clock until done is closed, or fails the test. Before
-// each step it lets the side under test run, so a script that completes is
+// each step it lets the side under test run, so a program that completes is
 // usually not cut short by an idle timeout the jump causes.
 func driveUntil(t *testing.T, clock *faketime.ManualClock, done <-chan struct{}, what string) {
 	for range fuzzMaxStep {
@@ -147,10 +174,7 @@ func driveUntil(t *testing.T, clock *faketime.ManualClock, done <-chan struct{},
 
 // checkNoLeak waits for the goroutine count to come back to base.
 func checkNoLeak(t *testing.T, base int) {
-	lf, _ := os.OpenFile("/tmp/fuzzexec.log", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	fmt.Fprintf(lf, "%d leakcheck base %d now %d\n", os.Getpid(), base, runtime.NumGoroutine())
-	lf.Close()
-	for i := 0; i < 5000; i++ {
+	for range 5000 {
 		if runtime.NumGoroutine() <= base {
 			return
 		}
@@ -160,27 +184,91 @@ func checkNoLeak(t *testing.T, base int) {
 	t.Fatalf("%d goroutines left (was %d):\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
 }
 
-func FuzzServerControl(f *testing.F) {
-	framed := func(s string) []byte {
-		return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...)
+// peer runs a program against the side under test.
+type peer struct {
+	ctrl   net.Conn
+	clock  *faketime.ManualClock
+	done   <-chan struct{}
+	seen   *seen
+	stream func(cookie bool, data []byte) // what peerStream does in this role
+	closed bool
+}
+
+func (p *peer) run(prog *fuzzBytesReader) {
+	for range fuzzMaxOps {
+		if len(prog.b) == 0 {
+			return
+		}
+		select {
+		case <-p.done:
+			return
+		default:
+		}
+		// Writes block until the other side reads (or closes): pipes are synchronous.
+		switch prog.next() % peerOps {
+		case peerRaw:
+			_, _ = p.ctrl.Write(prog.take(int(prog.next() % 64)))
+		case peerCookie:
+			_, _ = p.ctrl.Write(testCookie)
+		case peerJSON:
+			_, _ = p.ctrl.Write(framedJSON(jsonPool[int(prog.next())%len(jsonPool)]))
+		case peerState:
+			_, _ = p.ctrl.Write([]byte{prog.next()})
+		case peerLength:
+			_, _ = p.ctrl.Write(prog.take(4))
+		case peerWait:
+			want := byte(waitStates[int(prog.next())%len(waitStates)])
+			for range 50 {
+				if spin(func() bool { return p.seen.has(want) }, p.done, 200) {
+					break
+				}
+				p.clock.Advance(fuzzWaitStep) // a client ends its -t test on this clock
+			}
+		case peerStream:
+			sel := prog.next()
+			p.stream(sel&0x80 == 0, bytes.Repeat([]byte{sel}, int(sel%128)))
+		case peerClose:
+			_ = p.ctrl.Close()
+			p.closed = true
+			return
+		case peerAdvance:
+			p.clock.Advance(time.Duration(prog.next()) * fuzzWaitStep)
+		}
 	}
-	good := append(append(append([]byte(nil), testCookie...), framed(goodParams)...), byte(stateTestEnd))
-	good = append(good, framed(`{"cpu_util_total":0,"cpu_util_user":0,"cpu_util_system":0,"sender_has_retransmits":0,"streams":[{"id":1,"bytes":64,"retransmits":0,"jitter":0,"errors":0,"packets":0}]}`)...)
-	good = append(good, byte(stateIperfDone))
-	split := byte(len(testCookie) + len(framed(goodParams)))
-	f.Add(append([]byte{1 | 1<<1, split}, good...))                             // a whole test, one stream
-	f.Add(append([]byte{0 | 1<<1, split}, good...))                             // the same, then silence
-	f.Add(append([]byte{1, 40}, append(testCookie, 0xff, 0xff, 0xff, 0xff)...)) // CVE-2023-38403 length
-	f.Add(append([]byte{0, 37}, testCookie...))                                 // silent after the cookie
-	f.Add(append([]byte{1 | 3<<1, split}, good...))                             // three streams for -P 1
-	f.Add([]byte{1, 0, 'a'})
+}
+
+// prog assembles a peer program for the seeds.
+func prog(ops ...[]byte) []byte { return bytes.Join(ops, nil) }
+
+func op(code byte, args ...byte) []byte { return append([]byte{code}, args...) }
+
+// jsonIndex finds a pool entry for the seeds.
+func jsonIndex(s string) byte {
+	for i, j := range jsonPool {
+		if j == s {
+			return byte(i)
+		}
+	}
+	panic("not in jsonPool")
+}
+
+func FuzzServerControl(f *testing.F) {
+	const closeAtEnd = 1
+	handshake := prog(op(peerCookie), op(peerWait, 0), op(peerJSON, 0), op(peerWait, 1))
+	run := prog(handshake, op(peerStream, 64), op(peerWait, 3))
+	results := op(peerJSON, jsonIndex(jsonPool[10]))
+	f.Add(append([]byte{closeAtEnd}, prog(run, op(peerState, byte(stateTestEnd)), op(peerWait, 5), results,
+		op(peerWait, 6), op(peerState, byte(stateIperfDone)))...))
+	f.Add(append([]byte{0}, prog(run, op(peerState, byte(stateTestEnd)), results)...)) // then silent
+	f.Add(append([]byte{closeAtEnd}, prog(op(peerCookie), op(peerLength, 0xff, 0xff, 0xff, 0xff))...))
+	f.Add(append([]byte{closeAtEnd}, prog(handshake, op(peerStream, 0x80|5), op(peerStream, 1), op(peerStream, 2))...))
+	f.Add(append([]byte{closeAtEnd}, prog(op(peerCookie), op(peerJSON, 1), op(peerStream, 0), op(peerWait, 3), op(peerAdvance, 50),
+		op(peerState, byte(stateClientTerminate)))...))
+	f.Add([]byte{0, peerRaw, 3, 'a', 'b', 'c'})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		t0 := time.Now()
-		lf, _ := os.OpenFile("/tmp/fuzzexec.log", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		fmt.Fprintf(lf, "%d start %x\n", os.Getpid(), data)
-		defer func() { fmt.Fprintf(lf, "%d end %v\n", os.Getpid(), time.Since(t0)); lf.Close() }()
 		base := runtime.NumGoroutine()
-		s := parseFuzzScript(data)
+		in := &fuzzBytesReader{b: data}
+		closeAll := in.next()&1 != 0
 		ln := newPipeListener()
 		clock := faketime.NewManualClock()
 		var res *Result
@@ -191,42 +279,43 @@ func FuzzServerControl(f *testing.F) {
 			close(done)
 		}()
 		var wg sync.WaitGroup
-		var conns []net.Conn
+		var mu sync.Mutex
 		ctrl, err := ln.dial()
 		if err != nil {
 			t.Fatal(err)
 		}
-		conns = append(conns, ctrl)
-		sig := newSignals(stateCreateStreams, stateTestRunning)
-		created, running := sig[byte(stateCreateStreams)], sig[byte(stateTestRunning)]
-		drain(ctrl, &wg, sig)
-		_, _ = ctrl.Write(s.first)
-		if s.streams > 0 {
-			waitSignal(clock, created, done, 0, 50)
-			for range s.streams {
-				c, err := ln.dial()
-				if err != nil {
-					break // the server is gone
-				}
-				conns = append(conns, c)
-				drain(c, &wg, nil)
-				// The cookie write returns once the server has read it (or closed).
-				_, _ = c.Write(s.cookie)
-				data := append([]byte(nil), s.rest[:min(64, len(s.rest))]...)
-				go func() { _, _ = c.Write(data) }() // read once the test runs
+		conns := []net.Conn{ctrl}
+		p := &peer{ctrl: ctrl, clock: clock, done: done, seen: newSeen()}
+		drain(ctrl, &wg, p.seen)
+		p.stream = func(cookie bool, data []byte) {
+			c, err := ln.dial()
+			if err != nil {
+				return // the server is gone
 			}
-			waitSignal(clock, running, done, 0, 50)
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			drain(c, &wg, nil)
+			if !cookie {
+				return // a silent connection
+			}
+			_, _ = c.Write(testCookie) // returns once the server has read it (or closed)
+			wg.Add(1)
+			go func() { defer wg.Done(); _, _ = c.Write(data) }() // read once the test runs
 		}
-		_, _ = ctrl.Write(s.rest)
-		if s.closeAtEnd {
+		p.run(in)
+		closeConns := func() {
+			mu.Lock()
+			defer mu.Unlock()
 			for _, c := range conns {
 				c.Close()
 			}
 		}
-		driveUntil(t, clock, done, "server")
-		for _, c := range conns {
-			c.Close()
+		if closeAll {
+			closeConns()
 		}
+		driveUntil(t, clock, done, "server")
+		closeConns()
 		wg.Wait()
 		if serr == nil && res == nil {
 			t.Fatal("server ended without an error or a result")
@@ -244,7 +333,7 @@ type pipeServer struct {
 	mu    sync.Mutex
 	conns []net.Conn
 	ctrl  chan net.Conn
-	sig   signals // seen on the control connection
+	seen  *seen // on the control connection
 	wg    sync.WaitGroup
 }
 
@@ -254,15 +343,22 @@ func (p *pipeServer) dial(ctx context.Context, _ string) (net.Conn, error) {
 	first := len(p.conns) == 0
 	p.conns = append(p.conns, server)
 	p.mu.Unlock()
-	var sig signals
 	if first {
-		sig = p.sig
-	}
-	drain(server, &p.wg, sig)
-	if first {
+		drain(server, &p.wg, p.seen)
 		p.ctrl <- server
+	} else {
+		drain(server, &p.wg, nil)
 	}
 	return client, nil
+}
+
+func (p *pipeServer) newest() net.Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.conns) < 2 {
+		return nil
+	}
+	return p.conns[len(p.conns)-1]
 }
 
 func (p *pipeServer) closeAll() {
@@ -273,45 +369,55 @@ func (p *pipeServer) closeAll() {
 	}
 }
 
+// FuzzClientControl: byte 0 of the input chooses the client's options (bit 0:
+// close everything at the end; bits 1-2: -P 1-4; bit 3: -R; bit 4: -J; bit 5:
+// --get-server-output; bit 6: -n 4096 instead of -t 1), the rest is the server's
+// program.
 func FuzzClientControl(f *testing.F) {
-	framed := func(s string) []byte {
-		return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...)
-	}
-	results := framed(`{"cpu_util_total":1,"cpu_util_user":0,"cpu_util_system":1,"sender_has_retransmits":0,` +
-		`"streams":[{"id":1,"bytes":1024,"retransmits":0,"jitter":0,"errors":0,"packets":0}]}`)
-	good := []byte{byte(stateParamExchange), byte(stateCreateStreams), byte(stateTestStart), byte(stateTestRunning)}
-	good = append(good, byte(stateExchangeResults))
-	good = append(good, results...)
-	good = append(good, byte(stateDisplayResults))
-	f.Add(append([]byte{1 | 1<<1, 4}, good...))
-	f.Add(append([]byte{0 | 1<<1 | 8, 4}, good...))
-	f.Add([]byte{1, 0, 0xff})                                                // ACCESS_DENIED
-	f.Add([]byte{1, 0, 0xfe, 0, 0, 0, 5, 0, 0, 0, 0})                        // SERVER_ERROR 5
-	f.Add(append([]byte{1, 5}, append(good[:5], 0xff, 0xff, 0xff, 0xff)...)) // CVE-2023-38403 length
-	f.Add([]byte{0, 0})
+	const closeAtEnd = 1
+	results := op(peerJSON, jsonIndex(jsonPool[10]))
+	full := prog(op(peerState, byte(stateParamExchange)), op(peerWait, 0), // waits for the cookie's bytes
+		op(peerState, byte(stateCreateStreams)), op(peerState, byte(stateTestStart)), op(peerState, byte(stateTestRunning)),
+		op(peerWait, 4), op(peerState, byte(stateExchangeResults)), results, op(peerState, byte(stateDisplayResults)))
+	f.Add(append([]byte{closeAtEnd}, full...))
+	f.Add(append([]byte{8 | 16}, full...))          // reverse, JSON, silent at the end
+	f.Add(append([]byte{closeAtEnd | 64}, full...)) // -n
+	f.Add([]byte{closeAtEnd, peerState, 0xff})      // ACCESS_DENIED
+	f.Add([]byte{closeAtEnd, peerState, 0xfe, peerLength, 0, 0, 0, 5, peerLength, 0, 0, 0, 0})
+	f.Add(append([]byte{closeAtEnd | 2<<1}, prog(op(peerState, byte(stateParamExchange)), op(peerState, byte(stateCreateStreams)),
+		op(peerState, byte(stateTestStart)), op(peerState, byte(stateTestRunning)), op(peerWait, 4),
+		op(peerState, byte(stateExchangeResults)), op(peerLength, 0xff, 0xff, 0xff, 0xff))...)) // CVE-2023-38403 length
+	f.Add([]byte{0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		base := runtime.NumGoroutine()
-		s := parseFuzzScript(data)
+		in := &fuzzBytesReader{b: data}
+		mode := in.next()
 		clock := faketime.NewManualClock()
-		srv := &pipeServer{ctrl: make(chan net.Conn, 1), sig: newSignals(stateTestEnd)}
-		testEnd := srv.sig[byte(stateTestEnd)]
+		srv := &pipeServer{ctrl: make(chan net.Conn, 1), seen: newSeen()}
+		opts := ClientOptions{
+			Host: "192.0.2.1", Seconds: 1, Parallel: int(mode>>1&3) + 1, Reverse: mode&8 != 0, BlockSize: 1024,
+			JSON: mode&16 != 0, GetServerOutput: mode&32 != 0,
+			Dial: srv.dial, Clock: clock, IdleTimeout: fuzzIdle, Seed: 1,
+		}
+		if mode&64 != 0 {
+			opts.Seconds, opts.Bytes = 0, 4096
+		}
 		var res *Result
 		var cerr error
 		done := make(chan struct{})
 		go func() {
-			res, cerr = Run(context.Background(), ClientOptions{
-				Host: "192.0.2.1", Seconds: 1, Parallel: max(1, s.streams), Reverse: s.reverse, BlockSize: 1024,
-				Dial: srv.dial, Clock: clock, IdleTimeout: fuzzIdle, Seed: 1, JSON: s.streams == 2,
-			})
+			res, cerr = Run(context.Background(), opts)
 			close(done)
 		}()
 		ctrl := <-srv.ctrl
-		_, _ = ctrl.Write(s.first)
-		// The client ends its -t 1 test on the test clock: run it in 100 ms steps
-		// (its data keeps the idle watchdog quiet) until TEST_END comes.
-		waitSignal(clock, testEnd, done, 100*time.Millisecond, 50)
-		_, _ = ctrl.Write(s.rest)
-		if s.closeAtEnd {
+		p := &peer{ctrl: ctrl, clock: clock, done: done, seen: srv.seen}
+		p.stream = func(_ bool, data []byte) {
+			if c := srv.newest(); c != nil {
+				_, _ = c.Write(data)
+			}
+		}
+		p.run(in)
+		if mode&1 != 0 {
 			srv.closeAll()
 		}
 		driveUntil(t, clock, done, "client")
@@ -323,8 +429,8 @@ func FuzzClientControl(f *testing.F) {
 		if (cerr != nil) != (res.Error != "") {
 			t.Fatalf("client error %v, result error %q", cerr, res.Error)
 		}
-		if cerr == nil && !strings.Contains(string(s.rest)+string(s.first), string([]byte{byte(stateDisplayResults)})) {
-			t.Fatal("client succeeded without DISPLAY_RESULTS")
+		if cerr == nil && !srv.seen.has(byte(stateIperfDone)) {
+			t.Fatal("client succeeded without sending IPERF_DONE")
 		}
 		checkNoLeak(t, base)
 	})
