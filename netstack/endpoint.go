@@ -66,10 +66,11 @@ const (
 	DefaultBacklog    = 1000 // net.core.netdev_max_backlog
 )
 
-// NewEndpoint makes an endpoint for nic with the given IP MTU and MAC address.
-func NewEndpoint(nic FrameNIC, mtu uint32, mac tcpip.LinkAddress) *Endpoint {
+// NewEndpoint makes an endpoint for nic with the given IP MTU and MAC address;
+// cpu (may be nil) charges each packet's processing.
+func NewEndpoint(nic FrameNIC, mtu uint32, mac tcpip.LinkAddress, cpu *CPU) *Endpoint {
 	e := &Endpoint{
-		nic: nic, mtu: mtu, linkAddr: mac,
+		nic: nic, cpu: cpu, mtu: mtu, linkAddr: mac,
 		txq:  make(chan []byte, DefaultTxQueueLen),
 		rxq:  make(chan []byte, DefaultBacklog),
 		done: make(chan struct{}),

@@ -127,8 +127,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	mod := tcpip.TCPModerateReceiveBufferOption(false)
 	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &mod)
 
-	ep := NewEndpoint(cfg.NIC, cfg.MTU, cfg.MAC)
-	ep.cpu = cfg.CPU
+	ep := NewEndpoint(cfg.NIC, cfg.MTU, cfg.MAC, cfg.CPU)
 	if err := s.CreateNICWithOptions(1, ep, stack.NICOptions{Name: cfg.Name}); err != nil {
 		ep.Close()
 		return nil, fmt.Errorf("host %s: create NIC: %s", cfg.Name, err)

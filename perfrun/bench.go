@@ -30,6 +30,32 @@ type Bench struct {
 	pcNIC    *netstack.PCNIC
 	dataSent uint64 // machine lock
 	dataLost uint64 // machine lock
+	// lostSegs holds the board's data segments the wire broke and that have
+	// not yet crossed intact (machine lock).
+	lostSegs map[segKey]bool
+}
+
+// segKey names a TCP segment: the board's source port and sequence number.
+type segKey struct {
+	port uint16
+	seq  uint32
+}
+
+// tcpSegment reads the key of an IPv4/TCP frame. A damaged frame's headers may
+// themselves be corrupted; the wire model never moves bytes except on a nibble
+// shift, which destroys the SFD and is reported separately, so the header of a
+// frame with a few flipped payload bits is still readable — but a flipped bit
+// can land in the header too, so damaged keys are best effort (documented).
+func tcpSegment(f []byte, res rgmiiwire.Result) (segKey, bool) {
+	if res.AlignmentError() || len(f) < 14+20+20 || f[12] != 0x08 || f[13] != 0x00 || f[14]>>4 != 4 || f[23] != 6 {
+		return segKey{}, false
+	}
+	ihl := int(f[14]&0x0f) * 4
+	if ihl < 20 || len(f) < 14+ihl+8 {
+		return segKey{}, false
+	}
+	t := f[14+ihl:]
+	return segKey{port: uint16(t[0])<<8 | uint16(t[1]), seq: uint32(t[4])<<24 | uint32(t[5])<<16 | uint32(t[6])<<8 | uint32(t[7])}, true
 }
 
 // Start boots the board (discrete-event time up to link), then runs the machine
@@ -45,12 +71,22 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	}
 	b := &Bench{Sim: s, done: make(chan struct{}),
 		Report: &Report{Description: desc, Seed: o.Sim.Seed, TimeScale: o.TimeScale, LinkUpSeconds: s.LinkTime.Seconds()}}
+	b.lostSegs = map[segKey]bool{}
 	s.HW.AddTap(func(dir platform.Direction, _ emu.Time, frame []byte, res rgmiiwire.Result) {
-		if dir == platform.TX && len(frame) >= dataFrameMin {
-			b.dataSent++
-			if res.Changed() {
-				b.dataLost++
+		if dir != platform.TX || len(frame) < dataFrameMin {
+			return
+		}
+		b.dataSent++
+		key, ok := tcpSegment(frame, res)
+		if res.Changed() {
+			b.dataLost++
+			if ok {
+				b.lostSegs[key] = true
 			}
+			return
+		}
+		if ok && b.lostSegs[key] {
+			delete(b.lostSegs, key) // a lost segment got through again
 		}
 	})
 	for _, t := range o.Taps {
@@ -81,6 +117,7 @@ func (b *Bench) tally() {
 	m := b.Sim.HW.M
 	m.Lock()
 	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataLost
+	b.Report.LostNeverResent = uint64(len(b.lostSegs))
 	m.Unlock()
 }
 

@@ -60,19 +60,20 @@ type Counter struct {
 // Report is what a run found besides iperf3's own result.
 type Report struct {
 	sim.Description
-	Seed          uint64  `json:"seed"`
-	TimeScale     float64 `json:"time_scale"`
-	LinkUpSeconds float64 `json:"link_up_virtual_seconds"`
-	WallSeconds   float64 `json:"wall_seconds"`
-	// HostStallSeconds is wall time during which the host fell behind the paced
-	// clock and virtual time was held back.
-	HostStallSeconds float64   `json:"host_stall_seconds"`
-	Retransmits      uint64    `json:"retransmits"`
-	DataFramesSent   uint64    `json:"board_data_frames_sent"`
-	DataFramesLost   uint64    `json:"board_data_frames_dropped_bad_fcs"`
-	MeasuredLoss     float64   `json:"measured_frame_loss"`
-	ThroughputBps    float64   `json:"throughput_bps"`
-	Counters         []Counter `json:"counters"`
+	Seed           uint64  `json:"seed"`
+	TimeScale      float64 `json:"time_scale"`
+	LinkUpSeconds  float64 `json:"link_up_virtual_seconds"`
+	WallSeconds    float64 `json:"wall_seconds"`
+	Retransmits    uint64  `json:"retransmits"`
+	DataFramesSent uint64  `json:"board_data_frames_sent"`
+	DataFramesLost uint64  `json:"board_data_frames_dropped_bad_fcs"`
+	MeasuredLoss   float64 `json:"measured_frame_loss"`
+	// LostNeverResent counts dropped data segments that never crossed the wire
+	// intact afterwards: in flight when the test ended (or with a header bit
+	// flipped, so the key read from the broken frame was wrong).
+	LostNeverResent uint64    `json:"lost_segments_not_resent"`
+	ThroughputBps   float64   `json:"throughput_bps"`
+	Counters        []Counter `json:"counters"`
 }
 
 // dataFrameMin separates the board's TCP data frames from its ACKs by length:

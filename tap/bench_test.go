@@ -141,9 +141,6 @@ func benchBypass(b *testing.B, paced bool) float64 {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	if err := setLossRecovery(h, false); err != nil {
-		b.Fatal(err)
-	}
 	code := iperf3.Main(ctx, []string{"-c", hostIP, "-t", benchSeconds}, iperf3.Env{Dial: h.Dial, Clock: clock,
 		TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion("cubic"), Seed: 8})
 	if code != 0 {

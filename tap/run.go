@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
 
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
@@ -19,17 +18,6 @@ import (
 	"mesonemu/sim"
 )
 
-// setLossRecovery chooses the board stack's loss detection (see Options.RACK).
-func setLossRecovery(h *netstack.Host, rack bool) error {
-	rec := tcpip.TCPRecovery(0)
-	if rack {
-		rec = tcpip.TCPRACKLossDetection
-	}
-	if terr := h.Stack.SetTransportProtocolOption(tcp.ProtocolNumber, &rec); terr != nil {
-		return fmt.Errorf("board: TCP loss recovery: %s", terr)
-	}
-	return nil
-}
 
 // drainTime lets frames in flight reach the host before the bridge closes.
 const drainTime = 20 * time.Millisecond
@@ -174,12 +162,8 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 		cpu = netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)
 	}
 	board, err := netstack.NewHost(netstack.HostConfig{Name: "board", Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
-		CC: o.CC, Clock: netstack.NewClock(m), NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1, CPU: cpu})
+		CC: o.CC, Clock: netstack.NewClock(m), NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1, CPU: cpu, RACK: o.RACK})
 	if err != nil {
-		return 1, nil, err
-	}
-	if err := setLossRecovery(board, o.RACK); err != nil {
-		board.Close()
 		return 1, nil, err
 	}
 	boardOpen := true

@@ -416,13 +416,19 @@ func FuzzClientControl(f *testing.F) {
 				_, _ = c.Write(data)
 			}
 		}
+		t1 := time.Now()
 		p.run(in)
+		t.Logf("run %v", time.Since(t1))
 		if mode&1 != 0 {
 			srv.closeAll()
 		}
+		t0 := time.Now()
 		driveUntil(t, clock, done, "client")
+		t.Logf("drive %v", time.Since(t0)); t0 = time.Now()
 		srv.closeAll()
 		srv.wg.Wait()
+		t.Logf("wait %v err %v", time.Since(t0), cerr); t0 = time.Now()
+		defer func() { t.Logf("leak %v", time.Since(t0)) }()
 		if res == nil {
 			t.Fatalf("client returned no result (error %v)", cerr)
 		}
