@@ -41,13 +41,10 @@ type segKey struct {
 	seq  uint32
 }
 
-// tcpSegment reads the key of an IPv4/TCP frame. A damaged frame's headers may
-// themselves be corrupted; the wire model never moves bytes except on a nibble
-// shift, which destroys the SFD and is reported separately, so the header of a
-// frame with a few flipped payload bits is still readable — but a flipped bit
-// can land in the header too, so damaged keys are best effort (documented).
-func tcpSegment(f []byte, res rgmiiwire.Result) (segKey, bool) {
-	if res.AlignmentError() || len(f) < 14+20+20 || f[12] != 0x08 || f[13] != 0x00 || f[14]>>4 != 4 || f[23] != 6 {
+// tcpSegment reads the key of an IPv4/TCP frame from its header as the MAC
+// sent it (before the wire could flip a bit in it).
+func tcpSegment(f []byte) (segKey, bool) {
+	if len(f) < 14+20+20 || f[12] != 0x08 || f[13] != 0x00 || f[14]>>4 != 4 || f[23] != 6 {
 		return segKey{}, false
 	}
 	ihl := int(f[14]&0x0f) * 4
@@ -77,7 +74,7 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 			return
 		}
 		b.dataSent++
-		key, ok := tcpSegment(frame, res)
+		key, ok := tcpSegment(s.HW.HeaderBeforeWire())
 		if res.Changed() {
 			b.dataLost++
 			if ok {

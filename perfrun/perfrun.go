@@ -69,8 +69,7 @@ type Report struct {
 	DataFramesLost uint64  `json:"board_data_frames_dropped_bad_fcs"`
 	MeasuredLoss   float64 `json:"measured_frame_loss"`
 	// LostNeverResent counts dropped data segments that never crossed the wire
-	// intact afterwards: in flight when the test ended (or with a header bit
-	// flipped, so the key read from the broken frame was wrong).
+	// intact afterwards: in flight when the test ended.
 	LostNeverResent uint64    `json:"lost_segments_not_resent"`
 	ThroughputBps   float64   `json:"throughput_bps"`
 	Counters        []Counter `json:"counters"`

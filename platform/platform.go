@@ -74,6 +74,10 @@ type Platform struct {
 
 	path PathCounters
 	taps []Tap
+	// hdr holds the start of the frame on the wire before the wire touched it,
+	// for taps that need to know what a damaged frame was (machine lock).
+	hdr    [64]byte
+	hdrLen int
 }
 
 // Direction of a frame on the cable.
@@ -186,6 +190,11 @@ func (p *Platform) AddTap(t Tap) {
 	p.M.Unlock()
 }
 
+// HeaderBeforeWire is the first 64 bytes (or fewer) of the frame a tap is
+// looking at, as they were before the wire model touched them. Only valid
+// inside a Tap call (machine lock held).
+func (p *Platform) HeaderBeforeWire() []byte { return p.hdr[:p.hdrLen] }
+
 // transmitFromMAC is the RGMII TX side: the MAC has finished sending frame.
 func (p *Platform) transmitFromMAC(frame []byte) {
 	p.path.TxFromMAC++
@@ -196,6 +205,9 @@ func (p *Platform) transmitFromMAC(frame []byte) {
 	if !p.PHY.Link().Up {
 		p.path.TxNoLink++
 		return
+	}
+	if len(p.taps) > 0 {
+		p.hdrLen = copy(p.hdr[:], frame)
 	}
 	res := p.txWire.Transmit(frame)
 	if res.Changed() {
@@ -214,6 +226,9 @@ func (p *Platform) transmitFromFarEnd(frame []byte) {
 	if !p.PHY.Link().Up || !p.rxConfigOK {
 		p.path.RxNoLink++
 		return
+	}
+	if len(p.taps) > 0 {
+		p.hdrLen = copy(p.hdr[:], frame)
 	}
 	res := p.rxWire.Transmit(frame)
 	if res.Changed() {
