@@ -24,9 +24,9 @@ type Config struct {
 	PhyMode    string
 	PHYTXDelay bool // force the PHY's TX delay on after boot (phytool)
 	// Reported is what the commit and its thread said about the real board.
-	Reported         string
-	ReportedMbps     float64 // 0: not given
-	ReportedRetrans  float64 // -1: not given
+	Reported        string
+	ReportedMbps    float64 // 0: not given
+	ReportedRetrans float64 // -1: not given
 }
 
 // Configs are the rows of meson8b-ethernet.md §10, the commit's two first.

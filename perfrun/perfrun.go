@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -147,10 +146,6 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 		writeCounters(out, rep)
 	}
 	return result, rep, nil
-}
-
-func indent(s, prefix string) string {
-	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
 }
 
 // withDefaults fills and checks the options.

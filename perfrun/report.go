@@ -48,7 +48,7 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
 		out = append(out, Counter{"pc nic", c.Name, c.Value})
 	}
 	path := s.HW.Path()
-	for _, c := range []Counter{
+	out = append(out, []Counter{
 		{"rgmii wire", "tx_frames", path.TxFromMAC},
 		{"rgmii wire", "tx_damaged", path.TxWireDamaged},
 		{"rgmii wire", "tx_no_clock", path.TxNoClock},
@@ -56,9 +56,7 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
 		{"rgmii wire", "rx_frames", path.RxFromFarEnd},
 		{"rgmii wire", "rx_damaged", path.RxWireDamaged},
 		{"rgmii wire", "rx_sfd_lost", path.RxSFDLost},
-	} {
-		out = append(out, c)
-	}
+	}...)
 	for _, h := range []*netstack.Host{board, pc} {
 		tcp := h.Stack.Stats().TCP
 		for _, c := range []struct {

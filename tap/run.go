@@ -18,7 +18,6 @@ import (
 	"mesonemu/sim"
 )
 
-
 // drainTime lets frames in flight reach the host before the bridge closes.
 const drainTime = 20 * time.Millisecond
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"net/netip"
 	"os"
 	"strconv"
@@ -174,5 +173,3 @@ func (f *flags) perfOptions() (perfrun.Options, error) {
 	}
 	return o, nil
 }
-
-func describeValue(v float64) string { return fmt.Sprintf("%.3g", v) }
