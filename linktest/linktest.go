@@ -26,6 +26,8 @@ type Options struct {
 	Size      int    // frame length without FCS, 60..1514
 	Payload   string // "random" (iperf3-like) or "zeros"
 	Direction string // "tx", "rx" or "both"
+	// Taps see every frame as it left the wire (pcap capture).
+	Taps []platform.Tap
 }
 
 // Limits for what a user may ask.
@@ -131,6 +133,9 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 	m := s.HW.M
 	drv := s.Guest.MAC
 	nic := s.HW.FarEnd
+	for _, t := range o.Taps {
+		s.HW.AddTap(t)
+	}
 	res := &Result{Board: s.Board.Name, Driver: s.Opts.Driver, PhyMode: s.DT.PhyMode, Seed: s.Opts.Seed,
 		Size: o.Size, Payload: o.Payload}
 	if s.DT.TxDelayNs != nil {

@@ -12,9 +12,9 @@ import (
 
 	"gvisor.dev/gvisor/pkg/tcpip"
 
+	"mesonemu/capture"
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
-	"mesonemu/pcap"
 	"mesonemu/sim"
 )
 
@@ -114,19 +114,14 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 	}
 	m := s.HW.M
 
-	var capt *capture
-	var pcapFile *os.File
+	var capt *capture.Capture
 	if o.PcapPath != "" {
-		if pcapFile, err = os.Create(o.PcapPath); err != nil {
-			return 1, nil, fmt.Errorf("pcap: %w", err)
-		}
-		defer pcapFile.Close()
-		pw, err := pcap.NewWriter(pcapFile, s.Board.Name+" rgmii", "mesonemu "+s.Board.Name+" wire, TAP "+dev.Name())
+		capt, err = capture.Create(o.PcapPath, s.Board.Name+" rgmii", "mesonemu "+s.Board.Name+" wire, TAP "+dev.Name(),
+			time.Now().UnixNano()-int64(m.VirtualNow()))
 		if err != nil {
 			return 1, nil, err
 		}
-		capt = &capture{w: pw, wallOffset: time.Now().UnixNano() - int64(m.VirtualNow())}
-		s.HW.AddTap(capt.tap)
+		s.HW.AddTap(capt.Tap)
 	}
 
 	bridge := NewBridge(m, s.HW.FarEnd, dev, BridgeConfig{})
@@ -236,15 +231,9 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 	}
 	if capt != nil {
 		m.Lock()
-		c.Wire.PcapFrames, c.Wire.PcapBadFCS, c.Wire.PcapSFDErrors = capt.frames, capt.badFCS, capt.sfdErr
-		err := capt.err
-		if err == nil {
-			err = capt.w.Flush()
-		}
+		c.Wire.PcapFrames, c.Wire.PcapBadFCS, c.Wire.PcapSFDErrors = capt.Frames, capt.BadFCS, capt.SFDErrors
+		err := capt.Close()
 		m.Unlock()
-		if err == nil {
-			err = pcapFile.Close()
-		}
 		if err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("pcap %s: %w", o.PcapPath, err))
 			if code == 0 {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"mesonemu/capture"
 	"mesonemu/linktest"
 	"mesonemu/perfrun"
 	"mesonemu/sim"
@@ -113,8 +114,15 @@ func cmdLinktest(f *flags, stdout, stderr io.Writer) error {
 	if f.trace == "regs" {
 		so.Trace = stderr
 	}
-	r, err := linktest.Run(so, lo)
+	capt, err := f.openCapture(so.Board)
 	if err != nil {
+		return err
+	}
+	if capt != nil {
+		lo.Taps = append(lo.Taps, capt.Tap)
+	}
+	r, err := linktest.Run(so, lo)
+	if err := f.closeCapture(capt, stderr, err); err != nil {
 		return err
 	}
 	if f.json {
@@ -162,8 +170,15 @@ func cmdRun(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		return usagef("--tap: use `mesonemu --tap NAME iperf3 ...` (the board's iperf3 against your host)")
 	}
 	o.Output = stdout
-	res, rep, err := perfrun.Run(ctx, o)
+	capt, err := f.openCapture(o.Sim.Board)
 	if err != nil {
+		return err
+	}
+	if capt != nil {
+		o.Taps = append(o.Taps, capt.Tap)
+	}
+	res, rep, err := perfrun.Run(ctx, o)
+	if err := f.closeCapture(capt, stderr, err); err != nil {
 		return err
 	}
 	if !f.json {
@@ -191,4 +206,34 @@ func cmdRun(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 	pretty.WriteByte('\n')
 	_, err = stdout.Write(pretty.Bytes())
 	return err
+}
+
+// openCapture starts the --pcap file of an in-process run (timestamps in
+// virtual time since power-on).
+func (f *flags) openCapture(boardName string) (*capture.Capture, error) {
+	if f.pcap == "" {
+		return nil, nil
+	}
+	c, err := capture.Create(f.pcap, boardName+" rgmii", "mesonemu "+boardName+" RGMII wire, virtual time", 0)
+	if err != nil {
+		return nil, usagef("--pcap: %v", err)
+	}
+	return c, nil
+}
+
+// closeCapture finishes the file after the run (the machine has stopped) and
+// reports it; runErr, the run's own error, wins.
+func (f *flags) closeCapture(c *capture.Capture, stderr io.Writer, runErr error) error {
+	if c == nil {
+		return runErr
+	}
+	err := c.Close()
+	if runErr != nil {
+		return runErr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "pcap: %d frames written to %s, %d with a bad FCS, %d with a lost SFD\n", c.Frames, f.pcap, c.BadFCS, c.SFDErrors)
+	return nil
 }

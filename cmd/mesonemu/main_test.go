@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -128,5 +131,37 @@ func TestHelpExitsZero(t *testing.T) {
 	code, out, _ := runCLI("--help")
 	if code != 0 || !strings.Contains(out, "linktest") || !strings.Contains(out, "-tx-delay-ns") {
 		t.Fatalf("exit %d, output:\n%s", code, out)
+	}
+}
+
+// TestPcapOfLinktestMatchesTshark: the CRC errors the far end counted are the
+// bad-FCS frames tshark finds in the capture.
+func TestPcapOfLinktestMatchesTshark(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tshark is required in CI")
+		}
+		t.Skip("tshark not installed (apt-get install tshark)")
+	}
+	path := filepath.Join(t.TempDir(), "wire.pcapng")
+	code, out, errs := runCLI("linktest", "--driver", "pre-fix", "--tx-delay-ns", "4", "--frames", "5000", "--direction", "tx", "--json", "--pcap", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		TX struct {
+			CRCErrors uint64 `json:"crc_errors"`
+		} `json:"tx"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := exec.Command(tshark, "-r", path, "-o", "eth.check_fcs:TRUE", "-Y", `eth.fcs.status == "Bad"`, "-T", "fields", "-e", "frame.number").Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	if n := uint64(len(strings.Fields(string(got)))); n != r.TX.CRCErrors || n == 0 {
+		t.Fatalf("tshark finds %d bad-FCS frames, the far end counted %d", n, r.TX.CRCErrors)
 	}
 }
