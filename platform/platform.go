@@ -335,6 +335,10 @@ func (p *Platform) PredictedLoss(l int) (tx, rx float64) {
 	return tx, rb.PredictedLoss(l)
 }
 
+// PathLocked returns the frame-path counters; the caller holds the machine lock
+// (a hardware event).
+func (p *Platform) PathLocked() PathCounters { return p.path }
+
 // Path returns the frame-path counters.
 func (p *Platform) Path() PathCounters {
 	p.M.Lock()

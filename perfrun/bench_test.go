@@ -1,0 +1,87 @@
+package perfrun
+
+import (
+	"context"
+	"io"
+	"net/netip"
+	"syscall"
+	"testing"
+	"time"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+
+	"mesonemu/emu"
+	"mesonemu/netstack"
+	"mesonemu/netstack/iperf3"
+	"mesonemu/sim"
+)
+
+// cpuTime is the process's user+system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+const benchSeconds = 3
+
+// BenchmarkEmulatedVsIdealPair compares the host CPU each virtual second of
+// iperf3 costs on the full emulated path (board stack, stmmac driver, DMA, MAC,
+// RGMII wire, PHY, far-end NIC, PC stack) with a bare pair of gVisor stacks
+// joined by an ideal paced 1 Gbit/s cable, in the same run. Both are paced at
+// the same time scale, so their wall time per virtual second is the same by
+// construction; CPU time is what differs. Goal: ratio <= 1.2.
+func BenchmarkEmulatedVsIdealPair(b *testing.B) {
+	var emuCPU, idealCPU time.Duration
+	var emuBits, idealBits float64
+	for i := 0; i < b.N; i++ {
+		start := cpuTime()
+		_, rep, err := Run(context.Background(), Options{Sim: sim.Options{Driver: "fixed", Seed: 1}, Duration: benchSeconds * time.Second, Output: io.Discard})
+		if err != nil {
+			b.Fatal(err)
+		}
+		emuCPU += cpuTime() - start
+		emuBits += rep.ThroughputBps * benchSeconds
+
+		start = cpuTime()
+		idealBits += idealPair(b) * benchSeconds
+		idealCPU += cpuTime() - start
+	}
+	vs := float64(b.N * benchSeconds)
+	b.ReportMetric(float64(emuCPU.Milliseconds())/vs, "emulated-cpu-ms/virtual-s")
+	b.ReportMetric(float64(idealCPU.Milliseconds())/vs, "ideal-cpu-ms/virtual-s")
+	b.ReportMetric(float64(emuCPU)/float64(idealCPU), "cost-ratio")
+	b.ReportMetric((float64(emuCPU)/emuBits)/(float64(idealCPU)/idealBits), "cost-ratio-per-bit")
+}
+
+// idealPair runs the same iperf3 test between two gVisor hosts on an ideal
+// paced cable and returns the goodput.
+func idealPair(b *testing.B) float64 {
+	m := emu.NewMachine(1)
+	w := netstack.NewIdealWire(m, 1000, 1*emu.Microsecond, 512)
+	clk := netstack.NewClock(m)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go m.RunPaced(ctx, AutoTimeScale)
+	mk := func(name, addr string, mac byte, nic netstack.FrameNIC) *netstack.Host {
+		h, err := netstack.NewHost(netstack.HostConfig{Name: name, Addr: netip.MustParsePrefix(addr),
+			MAC: tcpip.LinkAddress([]byte{2, 0, 0, 0, 0, mac}), Clock: clk, NIC: nic, Seeded: int64(mac)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return h
+	}
+	board, pc := mk("a", "198.18.0.2/24", 2, w.A), mk("b", "198.18.0.1/24", 1, w.B)
+	defer board.Close()
+	defer pc.Close()
+	ln, err := pc.Listen(iperf3.DefaultPort)
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() { _, _ = iperf3.ServeOne(ctx, ln, iperf3.ServerOptions{Clock: clk, Seed: 3}) }()
+	res, err := iperf3.Run(ctx, iperf3.ClientOptions{Host: "198.18.0.1", Seconds: benchSeconds, Dial: board.Dial, Clock: clk, Seed: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res.End.SumReceived.BitsPerSecond
+}
