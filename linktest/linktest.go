@@ -77,6 +77,23 @@ type DirResult struct {
 	Timing *rgmiiwire.Timing `json:"timing,omitempty"`
 }
 
+// addDrop books a loss cause that occurred.
+func (d *DirResult) addDrop(cause string, n uint64) {
+	if n > 0 {
+		d.Drops = append(d.Drops, Drop{cause, n})
+	}
+}
+
+// settle derives the other drops and what is still in flight from the causes.
+func (d *DirResult) settle() {
+	var dropped uint64
+	for _, x := range d.Drops {
+		dropped += x.Count
+	}
+	d.OtherDrops = dropped - d.CRCErrors
+	d.InFlight = d.Sent - d.Received - dropped
+}
+
 // Result is a whole run.
 type Result struct {
 	Board       string     `json:"board"`
@@ -211,11 +228,7 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 		ds := drv.NetStats()
 		if doTX {
 			tx = &DirResult{Direction: "tx", Sent: txQueued, Received: farRx}
-			add := func(cause string, n uint64) {
-				if n > 0 {
-					tx.Drops = append(tx.Drops, Drop{cause, n})
-				}
-			}
+			add := tx.addDrop
 			tx.CRCErrors = ns.RxCRCErrors - nicStart.RxCRCErrors
 			add("far end: bad FCS (rx_crc_errors)", tx.CRCErrors)
 			add("far end: lost SFD or nibble shift (rx_align_errors)", ns.RxAlignErrors-nicStart.RxAlignErrors)
@@ -227,20 +240,11 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 			add("board MAC: jabber cut-off", mac.TxJabberFlushed-macStart.TxJabberFlushed)
 			add("board MAC: TX FIFO flushed", mac.TxFIFOFlushed-macStart.TxFIFOFlushed)
 			add("board driver: flushed after a DMA error", ds.TxErrFlushed-drvStart.TxErrFlushed)
-			var dropped uint64
-			for _, d := range tx.Drops {
-				dropped += d.Count
-			}
-			tx.OtherDrops = dropped - tx.CRCErrors
-			tx.InFlight = tx.Sent - tx.Received - dropped
+			tx.settle()
 		}
 		if doRX {
 			rx = &DirResult{Direction: "rx", Sent: rxQueued, Received: boardRx}
-			add := func(cause string, n uint64) {
-				if n > 0 {
-					rx.Drops = append(rx.Drops, Drop{cause, n})
-				}
-			}
+			add := rx.addDrop
 			rx.CRCErrors = mac.RxDroppedCRC - macStart.RxDroppedCRC
 			add("board MAC: bad FCS (mmc_rx_crc_error)", rx.CRCErrors)
 			add("board MAC: lost SFD (never seen)", path.RxSFDLost-pathStart.RxSFDLost)
@@ -251,12 +255,7 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 			add("board MAC: DMA bus error", mac.RxDroppedBusError-macStart.RxDroppedBusError)
 			add("board MAC: address filter", mac.RxDroppedFiltered-macStart.RxDroppedFiltered)
 			add("board driver: error status (rx_errors)", ds.RxErrors-drvStart.RxErrors)
-			var dropped uint64
-			for _, d := range rx.Drops {
-				dropped += d.Count
-			}
-			rx.OtherDrops = dropped - rx.CRCErrors
-			rx.InFlight = rx.Sent - rx.Received - dropped
+			rx.settle()
 		}
 		return tx, rx
 	}

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"strconv"
-	"sync"
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
@@ -174,8 +173,7 @@ type client struct {
 	sendersFinished bool
 	endAfterOmit    bool
 
-	mu    sync.Mutex // guards conns against the watchdog's closeAll
-	conns []net.Conn
+	connSet
 }
 
 func newClient(o ClientOptions) *client {
@@ -203,21 +201,6 @@ func newClient(o ClientOptions) *client {
 		c.s.senderHasRetrans = 1
 	}
 	return c
-}
-
-func (c *client) addConn(conn net.Conn) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.conns = append(c.conns, conn)
-}
-
-// closeAll closes every connection; safe from any goroutine.
-func (c *client) closeAll() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, conn := range c.conns {
-		unblock(conn)
-	}
 }
 
 func (c *client) cleanup() {

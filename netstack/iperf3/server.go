@@ -237,8 +237,7 @@ type serverTest struct {
 	nextSeq   int
 	arrived   map[int]cookieResult
 
-	mu    sync.Mutex // guards conns against the watchdog's closeAll
-	conns []net.Conn
+	connSet
 }
 
 // maxPendingStreams bounds, beyond the streams the test needs, connections
@@ -255,7 +254,7 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 		cookies: make(chan cookieResult),
 		quit:    make(chan struct{}),
 		arrived: make(map[int]cookieResult),
-		conns:   []net.Conn{ctrl},
+		connSet: connSet{conns: []net.Conn{ctrl}},
 	}
 	var out *printer
 	if !o.JSON {
@@ -266,20 +265,6 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
 	}
 	return t
-}
-
-func (t *serverTest) addConn(conn net.Conn) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.conns = append(t.conns, conn)
-}
-
-func (t *serverTest) closeAll() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, conn := range t.conns {
-		unblock(conn)
-	}
 }
 
 func (t *serverTest) cleanup() {
