@@ -161,28 +161,22 @@ type client struct {
 	payload []byte
 	phase   clientPhase
 
-	ctrl   net.Conn
-	reader *ctrlReader
-	wd     *watchdog
-	tl     *timeline
-	xfer   *transfer
-	fault  *fault
+	ctrl net.Conn
 
 	sendersDone     <-chan struct{}
 	limitHit        <-chan struct{}
 	sendersFinished bool
 	endAfterOmit    bool
 
-	connSet
+	testRuntime
 }
 
 func newClient(o ClientOptions) *client {
 	c := &client{
-		o:     o,
-		addr:  net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
-		rng:   rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e31)),
-		tl:    newTimeline(o.Clock),
-		fault: newFault(),
+		o:           o,
+		addr:        net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
+		rng:         rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e31)),
+		testRuntime: newRuntime(o.Clock),
 	}
 	var out *printer
 	if !o.JSON {
@@ -203,23 +197,7 @@ func newClient(o ClientOptions) *client {
 	return c
 }
 
-func (c *client) cleanup() {
-	if c.wd != nil {
-		c.wd.stop()
-	}
-	c.tl.stop()
-	c.fault.stop()
-	if c.xfer != nil {
-		c.xfer.stop.Store(true)
-	}
-	c.closeAll()
-	if c.reader != nil {
-		c.reader.close()
-	}
-	if c.xfer != nil {
-		c.xfer.all.Wait()
-	}
-}
+func (c *client) cleanup() { c.shutdown() }
 
 // dialContext bounds a dial by the idle timeout on the test clock.
 func (c *client) dialContext(ctx context.Context) (context.Context, context.CancelFunc) {

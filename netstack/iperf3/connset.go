@@ -3,6 +3,8 @@ package iperf3
 import (
 	"net"
 	"sync"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
 )
 
 // connSet is a test's connections (control and data), so that the idle
@@ -10,6 +12,42 @@ import (
 type connSet struct {
 	mu    sync.Mutex
 	conns []net.Conn
+}
+
+// testRuntime is what a running test owns on either side, client or server: its
+// control reader, idle watchdog, report timeline, data transfer, fault latch
+// and connections. shutdown releases them in one order for both roles.
+type testRuntime struct {
+	reader *ctrlReader
+	wd     *watchdog
+	tl     *timeline
+	xfer   *transfer
+	fault  *fault
+	connSet
+}
+
+func newRuntime(clock tcpip.Clock, conns ...net.Conn) testRuntime {
+	return testRuntime{tl: newTimeline(clock), fault: newFault(), connSet: connSet{conns: conns}}
+}
+
+// shutdown stops the timers, tells the transfer to stop, unblocks every
+// connection and waits for the transfer's goroutines.
+func (r *testRuntime) shutdown() {
+	if r.wd != nil {
+		r.wd.stop()
+	}
+	r.tl.stop()
+	r.fault.stop()
+	if r.xfer != nil {
+		r.xfer.stop.Store(true)
+	}
+	r.closeAll()
+	if r.reader != nil {
+		r.reader.close()
+	}
+	if r.xfer != nil {
+		r.xfer.all.Wait()
+	}
 }
 
 func (s *connSet) addConn(conn net.Conn) {

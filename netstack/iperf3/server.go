@@ -222,11 +222,6 @@ type serverTest struct {
 	cookie []byte
 	phase  serverPhase
 
-	reader  *ctrlReader
-	wd      *watchdog
-	tl      *timeline
-	xfer    *transfer
-	fault   *fault
 	pending int
 	cookies chan cookieResult
 	quit    chan struct{}
@@ -237,7 +232,7 @@ type serverTest struct {
 	nextSeq   int
 	arrived   map[int]cookieResult
 
-	connSet
+	testRuntime
 }
 
 // maxPendingStreams bounds, beyond the streams the test needs, connections
@@ -249,12 +244,10 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 	o := srv.o
 	t := &serverTest{
 		srv: srv, o: o, ctrl: ctrl,
-		tl:      newTimeline(o.Clock),
-		fault:   newFault(),
-		cookies: make(chan cookieResult),
-		quit:    make(chan struct{}),
-		arrived: make(map[int]cookieResult),
-		connSet: connSet{conns: []net.Conn{ctrl}},
+		cookies:     make(chan cookieResult),
+		quit:        make(chan struct{}),
+		arrived:     make(map[int]cookieResult),
+		testRuntime: newRuntime(o.Clock, ctrl),
 	}
 	var out *printer
 	if !o.JSON {
@@ -269,21 +262,7 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 
 func (t *serverTest) cleanup() {
 	close(t.quit)
-	if t.wd != nil {
-		t.wd.stop()
-	}
-	t.tl.stop()
-	t.fault.stop()
-	if t.xfer != nil {
-		t.xfer.stop.Store(true)
-	}
-	t.closeAll()
-	if t.reader != nil {
-		t.reader.close()
-	}
-	if t.xfer != nil {
-		t.xfer.all.Wait()
-	}
+	t.shutdown()
 }
 
 func (t *serverTest) run(ctx context.Context) error {
