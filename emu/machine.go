@@ -143,6 +143,22 @@ func (m *Machine) At(t Time, fn func()) *Event {
 	return e
 }
 
+// reschedule puts an event that is not pending back in the queue at t, reusing
+// it (no allocation: guest timers re-arm on every frame). Lock held.
+func (m *Machine) reschedule(e *Event, t Time) {
+	m.Cancel(e)
+	if t < m.now {
+		t = m.now
+	}
+	m.seq++
+	e.at, e.seq = t, m.seq
+	wasFirst := len(m.queue) == 0 || t < m.queue[0].at
+	heap.Push(&m.queue, e)
+	if wasFirst {
+		m.kick()
+	}
+}
+
 // After schedules fn d nanoseconds from now.
 func (m *Machine) After(d Time, fn func()) *Event { return m.At(m.now+d, fn) }
 

@@ -16,18 +16,21 @@ type GuestTimer struct {
 // Safe to call from guest code (it takes the machine lock).
 func (m *Machine) GuestAfterFunc(d Time, fn func()) *GuestTimer {
 	t := &GuestTimer{m: m, fn: fn}
+	t.ev = &Event{index: -1, fn: t.expire}
 	m.Lock()
 	t.arm(d)
 	m.Unlock()
 	return t
 }
 
-func (t *GuestTimer) arm(d Time) {
-	t.ev = t.m.After(d, func() {
-		t.m.pendingTimers = append(t.m.pendingTimers, t.fn)
-		t.m.kick()
-	})
+// expire is the timer's hardware event: it hands the callback to the run loop.
+func (t *GuestTimer) expire() {
+	t.m.pendingTimers = append(t.m.pendingTimers, t.fn)
+	t.m.kick()
 }
+
+// arm (re)queues the timer's one event; re-arming allocates nothing.
+func (t *GuestTimer) arm(d Time) { t.m.reschedule(t.ev, t.m.now+d) }
 
 // Stop cancels the timer; it reports whether the timer was still pending.
 func (t *GuestTimer) Stop() bool {
@@ -42,7 +45,6 @@ func (t *GuestTimer) Stop() bool {
 func (t *GuestTimer) Reset(d Time) {
 	t.m.Lock()
 	defer t.m.Unlock()
-	t.m.Cancel(t.ev)
 	t.arm(d)
 }
 

@@ -164,7 +164,10 @@ func (b *Block) Register(name string) *Register {
 type File struct {
 	block *Block
 	vals  []uint32
-	index map[uint32]int
+	// dense maps offset/4 to a register index (-1: hole). Register blocks are
+	// small and word-aligned, and a slice lookup is several times cheaper than
+	// a map on the per-frame path (DMA status and descriptor registers).
+	dense []int32
 	rw    []uint32
 	w1c   []uint32
 	wo    []uint32
@@ -172,11 +175,20 @@ type File struct {
 
 // NewFile makes a register file with every register at its reset value.
 func NewFile(b *Block) *File {
-	f := &File{block: b, vals: make([]uint32, len(b.Registers)), index: make(map[uint32]int, len(b.Registers)),
+	var top uint32
+	for _, r := range b.Registers {
+		top = max(top, r.Offset)
+	}
+	f := &File{block: b, vals: make([]uint32, len(b.Registers)), dense: make([]int32, top/4+1),
 		rw: make([]uint32, len(b.Registers)), w1c: make([]uint32, len(b.Registers)), wo: make([]uint32, len(b.Registers))}
+	for i := range f.dense {
+		f.dense[i] = -1
+	}
 	for i := range b.Registers {
 		r := &b.Registers[i]
-		f.index[r.Offset] = i
+		if r.Offset%4 == 0 {
+			f.dense[r.Offset/4] = int32(i)
+		}
 		f.vals[i] = r.Reset
 		f.rw[i], f.w1c[i], f.wo[i] = r.masks()
 	}
@@ -185,6 +197,15 @@ func NewFile(b *Block) *File {
 
 // Block returns the table the file was made from.
 func (f *File) Block() *Block { return f.block }
+
+// lookup finds the index of the register at off.
+func (f *File) lookup(off uint32) (int, bool) {
+	if off%4 != 0 || off/4 >= uint32(len(f.dense)) {
+		return 0, false
+	}
+	i := f.dense[off/4]
+	return int(i), i >= 0
+}
 
 // Reset puts every register back to its reset value.
 func (f *File) Reset() {
@@ -195,7 +216,7 @@ func (f *File) Reset() {
 
 // Lookup returns the register declared at off, or nil.
 func (f *File) Lookup(off uint32) *Register {
-	if i, ok := f.index[off]; ok {
+	if i, ok := f.lookup(off); ok {
 		return &f.block.Registers[i]
 	}
 	return nil
@@ -204,7 +225,7 @@ func (f *File) Lookup(off uint32) *Register {
 // Read returns the value a guest read sees (write-only fields read as zero) and
 // whether a register is declared at off.
 func (f *File) Read(off uint32) (uint32, bool) {
-	i, ok := f.index[off]
+	i, ok := f.lookup(off)
 	if !ok {
 		return 0, false
 	}
@@ -215,7 +236,7 @@ func (f *File) Read(off uint32) (uint32, bool) {
 // register's old and new values. ok is false when no register is declared at off
 // (the write is then ignored, as silicon ignores writes to holes).
 func (f *File) GuestWrite(off, v uint32) (old, cur uint32, ok bool) {
-	i, ok := f.index[off]
+	i, ok := f.lookup(off)
 	if !ok {
 		return 0, 0, false
 	}
@@ -229,7 +250,7 @@ func (f *File) GuestWrite(off, v uint32) (old, cur uint32, ok bool) {
 
 // Get is the hardware's view of a register value (no access rules).
 func (f *File) Get(off uint32) uint32 {
-	if i, ok := f.index[off]; ok {
+	if i, ok := f.lookup(off); ok {
 		return f.vals[i]
 	}
 	return 0
@@ -237,7 +258,7 @@ func (f *File) Get(off uint32) uint32 {
 
 // Set is a hardware-side update of a register (no access rules).
 func (f *File) Set(off, v uint32) {
-	if i, ok := f.index[off]; ok {
+	if i, ok := f.lookup(off); ok {
 		f.vals[i] = v
 	}
 }
