@@ -480,20 +480,9 @@ func (c *client) onTimers() error {
 			tl.stop()
 			return c.beginEnd()
 		case evTick:
-			s.takeStats(now, false)
-			s.reportInterval()
-			next := tl.at[evTick]
-			for !next.After(now) {
-				next = next.Add(s.interval)
-			}
-			tl.set(evTick, next)
+			s.onTick(tl, now)
 		case evOmit:
-			at := tl.at[evOmit]
-			tl.clear(evOmit)
-			s.endOmit(now)
-			if s.interval > 0 {
-				tl.set(evTick, at.Add(s.interval))
-			}
+			s.onOmit(tl, now)
 			if c.endAfterOmit {
 				tl.stop()
 				return c.beginEnd()

@@ -272,3 +272,25 @@ func (s *session) applyPeer(r PeerResults) error {
 	s.res.Peer = &r
 	return nil
 }
+
+// onTick reports the interval that is due and sets the next report deadline
+// (skipping any the loop was too late for). Client and server alike.
+func (s *session) onTick(tl *timeline, now tcpip.MonotonicTime) {
+	s.takeStats(now, false)
+	s.reportInterval()
+	next := tl.at[evTick]
+	for !next.After(now) {
+		next = next.Add(s.interval)
+	}
+	tl.set(evTick, next)
+}
+
+// onOmit ends the omit period and restarts the reports from its end.
+func (s *session) onOmit(tl *timeline, now tcpip.MonotonicTime) {
+	at := tl.at[evOmit]
+	tl.clear(evOmit)
+	s.endOmit(now)
+	if s.interval > 0 {
+		tl.set(evTick, at.Add(s.interval))
+	}
+}
