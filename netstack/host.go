@@ -2,7 +2,6 @@ package netstack
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -292,6 +291,3 @@ func (l *Listener) Close() error {
 
 // Addr implements net.Listener.
 func (l *Listener) Addr() net.Addr { return l.addr }
-
-// ErrNotGvisor is returned when TCP statistics are asked of a foreign conn.
-var ErrNotGvisor = errors.New("not a gVisor connection")

@@ -21,7 +21,6 @@ type IdealPort struct {
 	lineFree emu.Time
 	slots    chan struct{} // TX ring: frames on their way
 	recv     func([]byte)
-	sent     uint64
 }
 
 // NewIdealWire makes a cable at rateMbps with a one-way latency; each end holds
@@ -44,7 +43,6 @@ func (p *IdealPort) Transmit(frame []byte) error {
 	// 8 bytes preamble+SFD, 4 bytes FCS, 12 bytes gap; short frames are padded to 60.
 	n := int64(max(len(buf), 60) + 8 + 4 + 12)
 	p.lineFree = start + emu.Time(n*8*1000/p.rateMbps)
-	p.sent++
 	p.m.At(p.lineFree+p.latency, func() {
 		<-p.slots
 		if r := p.peer.recv; r != nil {

@@ -275,6 +275,7 @@ func (p *Platform) reconfigure() {
 		tx.PHYDelayPs = p.txLink.PHYDelayPs
 	}
 	p.txConfigOK = false
+	p.configErr = nil
 	if clk.TXHz > 0 && clk.RGMII {
 		tx.ClockPeriodPs = clockPeriodPs(clk.TXHz, speed)
 		if err := p.txWire.Configure(tx); err != nil {
@@ -305,6 +306,14 @@ func (p *Platform) reconfigure() {
 		p.FarEnd.SetSpeed(0)
 		p.MAC.SetLinkState(false, 0, false)
 	}
+}
+
+// WireConfigErr is why the last wire reconfiguration was refused (nil when both
+// directions took their timing); frames meanwhile count as TxNoClock/RxNoLink.
+func (p *Platform) WireConfigErr() error {
+	p.M.Lock()
+	defer p.M.Unlock()
+	return p.configErr
 }
 
 // MACTXDelay is the effective MAC TX delay under the platform's mechanism.

@@ -33,7 +33,9 @@ type Description struct {
 	PredictedTX   float64         `json:"predicted_frame_loss_tx"`
 	PredictedRX   float64         `json:"predicted_frame_loss_rx"`
 	Link          string          `json:"link"`
-	regs          map[string]string
+	// WireError says why a wire direction has no valid timing (empty: none).
+	WireError string `json:"wire_error,omitempty"`
+	regs      map[string]string
 }
 
 // RegisterJSON is a register's raw value and every field by its lower-case name.
@@ -88,6 +90,9 @@ func (s *Sim) Describe() (Description, error) {
 	hw.M.Unlock()
 	d.PredictedTX, d.PredictedRX = hw.PredictedLoss(1514)
 	d.Link = s.Guest.PHY.Status()
+	if err := hw.WireConfigErr(); err != nil {
+		d.WireError = err.Error()
+	}
 	return d, nil
 }
 
