@@ -35,6 +35,69 @@ func TestEventsRunInTimeThenFIFOOrder(t *testing.T) {
 	}
 }
 
+// TestEventQueueOrderUnderChurn schedules, moves and cancels many events at
+// random and checks they run in (time, scheduling order), each at most once.
+func TestEventQueueOrderUnderChurn(t *testing.T) {
+	m := NewMachine(7)
+	r := m.Rand("churn")
+	type ran struct {
+		at  Time
+		seq uint64
+	}
+	var got []ran
+	events := make([]*Event, 200)
+	m.Lock()
+	for i := range events {
+		e := m.NewEvent(nil)
+		e.fn = func() { got = append(got, ran{m.Now(), e.seq}) }
+		events[i] = e
+	}
+	want := map[*Event]bool{}
+	for range 5000 {
+		e := events[r.IntN(len(events))]
+		switch r.IntN(3) {
+		case 0, 1:
+			m.Schedule(e, Time(r.IntN(1000)))
+			want[e] = true
+		case 2:
+			m.Cancel(e)
+			delete(want, e)
+		}
+	}
+	m.Unlock()
+	for m.Step() {
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d events ran, %d were pending", len(got), len(want))
+	}
+	for i := 1; i < len(got); i++ {
+		a, b := got[i-1], got[i]
+		if a.at > b.at || a.at == b.at && a.seq > b.seq {
+			t.Fatalf("event %d (%d, seq %d) ran before (%d, seq %d)", i, a.at, a.seq, b.at, b.seq)
+		}
+	}
+}
+
+// TestEventRequeuedByItself: an event that queues itself again from its own
+// action (a MAC walking a ring) runs on schedule, and the clock stops where it
+// was asked to, not at the re-queued time.
+func TestEventRequeuedByItself(t *testing.T) {
+	m := NewMachine(1)
+	var runs []Time
+	var e *Event
+	e = m.NewEvent(func() {
+		runs = append(runs, m.Now())
+		m.Schedule(e, m.Now()+10)
+	})
+	m.Lock()
+	m.Schedule(e, 0)
+	m.Unlock()
+	m.RunUntil(35)
+	if len(runs) != 4 || runs[3] != 30 || m.VirtualNow() != 35 {
+		t.Fatalf("runs %v, clock %d; want 0,10,20,30 and 35", runs, m.VirtualNow())
+	}
+}
+
 func TestBusMapsDevicesRAMAndReportsErrors(t *testing.T) {
 	m := NewMachine(1)
 	b := m.Bus()

@@ -1,6 +1,6 @@
 package emu
 
-import "sync"
+import "sync/atomic"
 
 // IRQ is a level-sensitive interrupt line from a device to the guest's interrupt
 // controller. Devices set its level with the machine lock held; the guest's handler
@@ -13,8 +13,7 @@ type IRQ struct {
 
 	stuck int // deliveries in a row that left the line asserted (machine lock)
 
-	hmu     sync.Mutex
-	handler func()
+	handler atomic.Pointer[func()]
 }
 
 // stuckLimit mirrors Linux's spurious-interrupt detector: after this many
@@ -47,9 +46,11 @@ func (q *IRQ) Level() bool { return q.level }
 
 // Handle registers the guest's handler for the line (nil removes it).
 func (q *IRQ) Handle(fn func()) {
-	q.hmu.Lock()
-	q.handler = fn
-	q.hmu.Unlock()
+	if fn == nil {
+		q.handler.Store(nil)
+	} else {
+		q.handler.Store(&fn)
+	}
 	q.m.mu.Lock()
 	q.stuck = 0
 	q.disabled = false
@@ -67,26 +68,39 @@ func (q *IRQ) Disabled() bool {
 // every asserted line once, and reports whether any guest code ran. Call it
 // without the machine lock.
 func (m *Machine) DeliverInterrupts() bool {
-	timers := m.runGuestTimers()
 	m.mu.Lock()
-	var due []*IRQ
+	timers := m.takeGuestTimers()
+	if len(timers) > 0 {
+		// Timer callbacks may raise lines: look at the levels after them.
+		m.mu.Unlock()
+		m.runGuestTimers(timers)
+		m.mu.Lock()
+	}
+	var dueBuf [4]*IRQ
+	due := dueBuf[:0]
 	for _, q := range m.irqs {
 		if q.level && !q.disabled {
 			due = append(due, q)
 		}
 	}
 	m.mu.Unlock()
-	ran := timers
+	ran := len(timers) > 0
+	handled := 0
 	for _, q := range due {
-		q.hmu.Lock()
-		h := q.handler
-		q.hmu.Unlock()
+		h := q.handler.Load()
 		if h == nil {
 			continue
 		}
-		h()
+		(*h)()
 		ran = true
-		m.mu.Lock()
+		due[handled] = q
+		handled++
+	}
+	if handled == 0 {
+		return ran
+	}
+	m.mu.Lock()
+	for _, q := range due[:handled] {
 		if q.level {
 			q.stuck++
 			if q.stuck >= stuckLimit {
@@ -95,7 +109,7 @@ func (m *Machine) DeliverInterrupts() bool {
 		} else {
 			q.stuck = 0
 		}
-		m.mu.Unlock()
 	}
+	m.mu.Unlock()
 	return ran
 }

@@ -12,7 +12,6 @@
 package emu
 
 import (
-	"container/heap"
 	"context"
 	"hash/fnv"
 	"math/rand/v2"
@@ -51,22 +50,71 @@ func (e *Event) Pending() bool { return e != nil && e.index >= 0 }
 // At is the virtual time the event is due.
 func (e *Event) At() Time { return e.at }
 
+// eventHeap is a binary min-heap of events by (due time, sequence). It is
+// written out rather than built on container/heap: the frame path pushes and
+// pops an event per frame, and the interface calls were a visible cost.
 type eventHeap []*Event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
+func (h eventHeap) less(i, j int) bool {
 	if h[i].at != h[j].at {
 		return h[i].at < h[j].at
 	}
 	return h[i].seq < h[j].seq
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
-func (h *eventHeap) Push(x any)   { e := x.(*Event); e.index = len(*h); *h = append(*h, e) }
-func (h *eventHeap) Pop() any {
+
+func (h eventHeap) swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
+
+func (h eventHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			return
+		}
+		h.swap(i, parent)
+		i = parent
+	}
+}
+
+// down sifts element i towards the leaves; it reports whether it moved.
+func (h eventHeap) down(i int) bool {
+	start, n := i, len(h)
+	for {
+		left := 2*i + 1
+		if left >= n {
+			break
+		}
+		child := left
+		if right := left + 1; right < n && h.less(right, left) {
+			child = right
+		}
+		if !h.less(child, i) {
+			break
+		}
+		h.swap(i, child)
+		i = child
+	}
+	return i > start
+}
+
+func (h *eventHeap) push(e *Event) {
+	e.index = len(*h)
+	*h = append(*h, e)
+	h.up(e.index)
+}
+
+// remove takes out the element at i and returns it (index -1).
+func (h *eventHeap) remove(i int) *Event {
 	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
+	last := len(old) - 1
+	if i != last {
+		old.swap(i, last)
+	}
+	e := old[last]
+	old[last] = nil
+	*h = old[:last]
+	if i != last && !h.down(i) {
+		h.up(i)
+	}
 	e.index = -1
 	return e
 }
@@ -84,6 +132,7 @@ type Machine struct {
 	wake   chan struct{}
 
 	pendingTimers []func() // expired guest timers, run outside the lock
+	spareTimers   []func() // an emptied pendingTimers, kept to be reused
 }
 
 // NewMachine makes an empty machine whose random streams derive from seed.
@@ -136,16 +185,21 @@ func (m *Machine) At(t Time, fn func()) *Event {
 	m.seq++
 	e := &Event{at: t, seq: m.seq, fn: fn}
 	wasFirst := len(m.queue) == 0 || t < m.queue[0].at
-	heap.Push(&m.queue, e)
+	m.queue.push(e)
 	if wasFirst {
 		m.kick()
 	}
 	return e
 }
 
-// reschedule puts an event that is not pending back in the queue at t, reusing
-// it (no allocation: guest timers re-arm on every frame). Lock held.
-func (m *Machine) reschedule(e *Event, t Time) {
+// NewEvent makes an event that is not queued yet; Schedule queues it. A device
+// that fires the same action again and again (a MAC's end of frame) keeps one
+// event and re-queues it, so its frame path allocates nothing.
+func (m *Machine) NewEvent(fn func()) *Event { return &Event{index: -1, fn: fn} }
+
+// Schedule queues e at virtual time t (or now, if t is in the past), moving it if
+// it is already pending. Hardware only; the lock must be held.
+func (m *Machine) Schedule(e *Event, t Time) {
 	m.Cancel(e)
 	if t < m.now {
 		t = m.now
@@ -153,7 +207,7 @@ func (m *Machine) reschedule(e *Event, t Time) {
 	m.seq++
 	e.at, e.seq = t, m.seq
 	wasFirst := len(m.queue) == 0 || t < m.queue[0].at
-	heap.Push(&m.queue, e)
+	m.queue.push(e)
 	if wasFirst {
 		m.kick()
 	}
@@ -165,7 +219,7 @@ func (m *Machine) After(d Time, fn func()) *Event { return m.At(m.now+d, fn) }
 // Cancel removes a pending event; it is a no-op for nil or already-run events.
 func (m *Machine) Cancel(e *Event) {
 	if e.Pending() {
-		heap.Remove(&m.queue, e.index)
+		m.queue.remove(e.index)
 	}
 }
 
@@ -194,11 +248,12 @@ func (m *Machine) kick() {
 func (m *Machine) runDue(limit Time) int {
 	n := 0
 	for len(m.queue) > 0 && m.queue[0].at <= limit {
-		e := heap.Pop(&m.queue).(*Event)
-		was := m.now
-		m.now = e.at
+		e := m.queue.remove(0)
+		// e.fn may queue e again (a re-used event): read its time first.
+		was, at := m.now, e.at
+		m.now = at
 		e.fn()
-		m.now = max(was, e.at)
+		m.now = max(was, at)
 		n++
 	}
 	return n

@@ -16,7 +16,7 @@ type GuestTimer struct {
 // Safe to call from guest code (it takes the machine lock).
 func (m *Machine) GuestAfterFunc(d Time, fn func()) *GuestTimer {
 	t := &GuestTimer{m: m, fn: fn}
-	t.ev = &Event{index: -1, fn: t.expire}
+	t.ev = m.NewEvent(t.expire)
 	m.Lock()
 	t.arm(d)
 	m.Unlock()
@@ -30,7 +30,7 @@ func (t *GuestTimer) expire() {
 }
 
 // arm (re)queues the timer's one event; re-arming allocates nothing.
-func (t *GuestTimer) arm(d Time) { t.m.reschedule(t.ev, t.m.now+d) }
+func (t *GuestTimer) arm(d Time) { t.m.Schedule(t.ev, t.m.now+d) }
 
 // Stop cancels the timer; it reports whether the timer was still pending.
 func (t *GuestTimer) Stop() bool {
@@ -55,16 +55,26 @@ func (t *GuestTimer) Pending() bool {
 	return t.ev.Pending()
 }
 
-// runGuestTimers runs expired guest timer callbacks outside the lock.
-func (m *Machine) runGuestTimers() bool {
-	m.mu.Lock()
+// takeGuestTimers hands the expired guest timer callbacks to the caller, who runs
+// them outside the lock with runGuestTimers. Lock held.
+func (m *Machine) takeGuestTimers() []func() {
 	fns := m.pendingTimers
-	m.pendingTimers = nil
-	m.mu.Unlock()
+	m.pendingTimers, m.spareTimers = m.spareTimers, nil
+	return fns
+}
+
+// runGuestTimers runs the callbacks outside the lock, then keeps the slice for
+// the next round so that timer expiry allocates nothing.
+func (m *Machine) runGuestTimers(fns []func()) {
 	for _, fn := range fns {
 		fn()
 	}
-	return len(fns) > 0
+	clear(fns)
+	m.mu.Lock()
+	if m.spareTimers == nil {
+		m.spareTimers = fns[:0]
+	}
+	m.mu.Unlock()
 }
 
 // GuestDelay is the guest's udelay/usleep: it lets d of virtual time pass. In

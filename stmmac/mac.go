@@ -53,7 +53,7 @@ type MAC struct {
 	irqLevel bool
 
 	// Method values made once, so scheduling an event allocates no closure.
-	txWalkFn, txLineDoneFn, rxWatchdogFn, mdioDoneFn, swrDoneFn, ftfDoneFn func()
+	rxWatchdogFn, mdioDoneFn, swrDoneFn, ftfDoneFn func()
 }
 
 type linkState struct {
@@ -83,8 +83,8 @@ func New(m *emu.Machine, irq *emu.IRQ, mii *mdio.Bus, cfg Config) *MAC {
 	c.mmcRegs = reg.NewFile(&c.blocks[1])
 	c.dmaRegs = reg.NewFile(&c.blocks[2])
 	c.tx.buf = make([]byte, cfg.MaxFrame+fcsLen)
-	c.txWalkFn = c.txWalk
-	c.txLineDoneFn = c.txLineDone
+	c.tx.walkEv = m.NewEvent(c.txWalk)
+	c.tx.lineEv = m.NewEvent(c.txLineDone)
 	c.rxWatchdogFn = c.rxWatchdogExpired
 	c.mdioDoneFn = c.mdioDone
 	c.swrDoneFn = c.swrDone
@@ -129,7 +129,7 @@ func (c *MAC) RegName(off uint32) string {
 
 // value reads a register without side effects.
 func (c *MAC) value(off uint32) (uint32, bool) {
-	if i, ok := mmcIndex[off]; ok {
+	if i, ok := mmcCounterAt(off); ok {
 		return c.mmc[i], true
 	}
 	if f := c.file(off); f != nil {
@@ -155,7 +155,7 @@ func (c *MAC) ReadReg(off uint32) uint32 {
 	case off == offMissed:
 		c.dmaRegs.Set(offMissed, 0)
 	default:
-		if i, ok := mmcIndex[off]; ok && c.mmcCtl&mmcRstOnRead != 0 {
+		if i, ok := mmcCounterAt(off); ok && c.mmcCtl&mmcRstOnRead != 0 {
 			c.mmc[i] = 0
 		}
 	}
@@ -210,7 +210,7 @@ func (c *MAC) WriteReg(off uint32, v uint32) {
 		c.writeOpMode(v)
 	default:
 		if f := c.file(off); f != nil {
-			if _, ok := mmcIndex[off]; !ok {
+			if _, ok := mmcCounterAt(off); !ok {
 				f.GuestWrite(off, v)
 			}
 		}
@@ -241,7 +241,7 @@ func (c *MAC) writeOpMode(v uint32) {
 // softwareReset puts every MAC, MMC and DMA register back to its reset value, stops
 // both engines and cancels everything in flight. SWR reads 1 until the reset is done.
 func (c *MAC) softwareReset() {
-	for _, ev := range []*emu.Event{c.tx.ev, c.rx.riwtEv, c.mdio.ev, c.ftfEv, c.swrEv} {
+	for _, ev := range []*emu.Event{c.tx.walkEv, c.tx.lineEv, c.rx.riwtEv, c.mdio.ev, c.ftfEv, c.swrEv} {
 		c.m.Cancel(ev)
 	}
 	c.macRegs.Reset()
@@ -249,7 +249,7 @@ func (c *MAC) softwareReset() {
 	c.dmaRegs.Reset()
 	c.mmc = [mmcCounterCount]uint32{}
 	c.mmcCtl = 0
-	c.tx = txEngine{buf: c.tx.buf}
+	c.tx = txEngine{buf: c.tx.buf, walkEv: c.tx.walkEv, lineEv: c.tx.lineEv}
 	c.rx = rxEngine{}
 	c.mdio = mdioMaster{}
 	// The RGMII status is the PHY's in-band status, sampled again at once.
@@ -289,14 +289,23 @@ func (c *MAC) writeMMCControl(v uint32) {
 	c.mmcCtl = cur
 }
 
-// mmcIndex maps a counter's register offset to its index in MAC.mmc.
-var mmcIndex = func() map[uint32]mmcCounter {
-	idx := make(map[uint32]mmcCounter, mmcCounterCount)
+// mmcSlots maps (offset - mmcBase)/4 to a counter's index in MAC.mmc plus one
+// (0: no counter there). A dense table: every register read asks it.
+var mmcSlots = func() (slots [(mmcBlockEnd - mmcBase) / 4]uint8) {
 	for i, d := range mmcCounterDefs {
-		idx[mmcBase+d.off] = mmcCounter(i)
+		slots[d.off/4] = uint8(i + 1)
 	}
-	return idx
+	return slots
 }()
+
+// mmcCounterAt is the MMC counter at register offset off, if there is one.
+func mmcCounterAt(off uint32) (mmcCounter, bool) {
+	if off < mmcBase || off >= mmcBlockEnd || off%4 != 0 {
+		return 0, false
+	}
+	s := mmcSlots[(off-mmcBase)/4]
+	return mmcCounter(s) - 1, s != 0
+}
 
 // mmcAdd counts n into an MMC counter, honouring freeze and stop-at-rollover.
 func (c *MAC) mmcAdd(i mmcCounter, n uint32) {

@@ -18,8 +18,11 @@ const (
 // then occupies the line; the next is gathered when it has left.
 type txEngine struct {
 	state ProcessState
-	cur   uint32     // current descriptor address
-	ev    *emu.Event // walk continuation or end of the frame on the line
+	cur   uint32 // current descriptor address
+	// walkEv continues a descriptor walk; lineEv fires when the frame's last bit
+	// has left. Both are made once and re-queued, so the frame path allocates no
+	// events; at most one of them is pending.
+	walkEv, lineEv *emu.Event
 
 	// Frame being gathered (inFrame) or complete (ready).
 	buf     []byte // MaxFrame + FCS bytes, reused for every frame
@@ -42,6 +45,9 @@ type txEngine struct {
 	kickTime       emu.Time // when the engine was last started or resumed
 	lineFree       emu.Time // when the line (IFG included) is free again
 }
+
+// busy reports whether a walk continuation or a frame on the line is scheduled.
+func (t *txEngine) busy() bool { return t.walkEv.Pending() || t.lineEv.Pending() }
 
 // txStart handles ST 0 -> 1: the engine looks at the current descriptor (the list
 // base when it was written while stopped, else where it stopped).
@@ -66,8 +72,8 @@ func (c *MAC) txStop() {
 		t.stopAfterFrame = true
 		return
 	}
-	c.m.Cancel(t.ev)
-	t.ev = nil
+	c.m.Cancel(t.walkEv)
+	c.m.Cancel(t.lineEv)
 	c.txAbortFrame(tdes0Flushed | tdes0ES)
 	c.txEnterStopped()
 }
@@ -83,8 +89,8 @@ func (c *MAC) txEnterStopped() {
 // frame is lost and its descriptors stay as they are.
 func (c *MAC) txHalt() {
 	t := &c.tx
-	c.m.Cancel(t.ev)
-	t.ev = nil
+	c.m.Cancel(t.walkEv)
+	c.m.Cancel(t.lineEv)
 	t.inFrame, t.ready, t.ndesc, t.length = false, false, 0, 0
 	t.state = Stopped
 	t.stopAfterFrame = false
@@ -132,10 +138,9 @@ func (c *MAC) nextDesc(addr, des1, des3 uint32, endRing, chained uint32, base ui
 // buffer read costs bus time, so a ring that never ends a frame consumes virtual time.
 func (c *MAC) txWalk() {
 	t := &c.tx
-	if t.ev.Pending() {
+	if t.busy() {
 		return // a walk or a frame is already scheduled
 	}
-	t.ev = nil
 	if t.state != Running || t.ready {
 		return
 	}
@@ -188,7 +193,7 @@ func (c *MAC) txWalk() {
 		}
 	}
 	t.dmaClock = clock
-	t.ev = c.m.At(clock, c.txWalkFn)
+	c.m.Schedule(t.walkEv, clock)
 }
 
 // txRecordDesc remembers a descriptor of the current frame for the write-back. A
@@ -293,7 +298,7 @@ func (c *MAC) txFinishFrame(dataReady emu.Time) {
 // line is free; the frame's event fires when its last bit has left.
 func (c *MAC) txLaunch() {
 	t := &c.tx
-	if !t.ready || t.ev.Pending() {
+	if !t.ready || t.busy() {
 		return
 	}
 	if c.macRegs.Get(offMACConfig)&cfgTE == 0 {
@@ -304,7 +309,7 @@ func (c *MAC) txLaunch() {
 	start := max(c.m.Now(), t.lineFree, t.readyAt)
 	lastBit := start + emu.Time(8*(preambleBytes+t.wireLen))*bit
 	t.lineFree = lastBit + c.ifgBits()*bit
-	t.ev = c.m.At(lastBit, c.txLineDoneFn)
+	c.m.Schedule(t.lineEv, lastBit)
 	c.setTS(tsWaiting)
 }
 
@@ -312,7 +317,6 @@ func (c *MAC) txLaunch() {
 // descriptor, raise TI if asked, go on with the next frame.
 func (c *MAC) txLineDone() {
 	t := &c.tx
-	t.ev = nil
 	frame := t.buf[:t.wireLen]
 	if t.send {
 		c.counters.TxFrames++
@@ -370,7 +374,7 @@ func (c *MAC) txAbortFrame(status uint32) {
 // (TDES0 frame flushed); the bit clears when the FIFO has been walked.
 func (c *MAC) flushTxFIFO() {
 	t := &c.tx
-	if t.ready && !t.ev.Pending() {
+	if t.ready && !t.busy() {
 		c.counters.TxFIFOFlushed++
 		t.ready = false
 		if c.txWriteBack(tdes0Flushed|tdes0ES) && t.state == Running && !t.stopAfterFrame {

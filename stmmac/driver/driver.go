@@ -51,11 +51,12 @@ type Driver struct {
 
 	txMu        sync.Mutex
 	open        bool
-	carrier     bool // netif_carrier_ok
-	txCur       int  // next descriptor Xmit fills (cur_tx)
-	txDirty     int  // oldest descriptor not yet cleaned (dirty_tx)
-	txStopped   bool // netif_tx_stop_queue
-	txCount     int  // tx_count_frames (coalescing)
+	carrier     bool           // netif_carrier_ok
+	txCur       int            // next descriptor Xmit fills (cur_tx)
+	txDirty     int            // oldest descriptor not yet cleaned (dirty_tx)
+	txStopped   bool           // netif_tx_stop_queue
+	txCount     int            // tx_count_frames (coalescing)
+	txDescBuf   [descSize]byte // staging for descriptor writes (txMu)
 	txTimer     Timer
 	txWakeCh    chan struct{} // closed when the stopped queue is woken
 	txScheduled bool          // tx NAPI scheduled (irqMu)

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"mesonemu/emu"
@@ -50,12 +51,23 @@ func (d *Driver) initRings() error {
 }
 
 func (d *Driver) writeDesc(addr uint32, w [4]uint32) error {
-	for i, v := range w {
-		if err := d.bus.Write32(addr+uint32(4*i), v); err != nil {
-			return err
-		}
+	var buf [descSize]byte
+	return d.writeWords(&buf, addr, w[:]...)
+}
+
+// writeWords stores consecutive little-endian words at addr with one CPU copy,
+// staged in buf (the TX path passes one it owns under txMu, so the frame path
+// allocates nothing). Descriptors are written this way: the DMA engine reads a
+// descriptor only while it holds the bus, so one copy is what Linux's stores plus
+// dma_wmb() guarantee (OWN seen together with the rest), with fewer bus accesses.
+func (d *Driver) writeWords(buf *[descSize]byte, addr uint32, words ...uint32) error {
+	if len(words) > len(buf)/4 {
+		return fmt.Errorf("write %d words at %#08x: at most %d", len(words), addr, len(buf)/4)
 	}
-	return nil
+	for i, v := range words {
+		binary.LittleEndian.PutUint32(buf[4*i:], v)
+	}
+	return d.bus.WriteRAM(addr, buf[:4*len(words)])
 }
 
 // hwSetup is stmmac_hw_setup for a single-queue dwmac1000 without PCS, PTP, TSO or

@@ -57,13 +57,12 @@ func (d *Driver) Xmit(frame []byte) error {
 		count = 0
 	}
 	desc := d.layout.TxDesc + uint32(entry*descSize)
-	// Linux builds TDES1 with several read-modify-writes; the DMA cannot look at the
-	// descriptor before OWN is set, so writing the final values once is equivalent.
-	for _, w := range [...]struct{ off, v uint32 }{{des2, buf}, {des1, w1}, {des0, tdes0OWN}} {
-		if err := d.bus.Write32(desc+w.off, w.v); err != nil {
-			d.ctr.netInc(nTxDropped)
-			return fmt.Errorf("stmmac xmit: write TX descriptor %d: %w", entry, err)
-		}
+	// Linux builds TDES1 with several read-modify-writes and sets OWN last after
+	// dma_wmb(); the DMA cannot look at the descriptor before OWN is set, so
+	// writing the final TDES0..TDES2 at once is equivalent.
+	if err := d.writeWords(&d.txDescBuf, desc, tdes0OWN, w1, buf); err != nil {
+		d.ctr.netInc(nTxDropped)
+		return fmt.Errorf("stmmac xmit: write TX descriptor %d: %w", entry, err)
 	}
 	d.txCount = count
 	if setIC {
@@ -190,11 +189,7 @@ func (d *Driver) txClean(budget int) int {
 		if entry == size-1 {
 			ter = tdes1EndRing
 		}
-		if err := d.bus.Write32(desc+des0, 0); err != nil {
-			d.noteAsync(fmt.Errorf("stmmac tx clean: release TX descriptor %d: %w", entry, err))
-			break
-		}
-		if err := d.bus.Write32(desc+des1, ter); err != nil {
+		if err := d.writeWords(&d.txDescBuf, desc, 0, ter); err != nil {
 			d.noteAsync(fmt.Errorf("stmmac tx clean: release TX descriptor %d: %w", entry, err))
 			break
 		}
@@ -261,10 +256,7 @@ func (d *Driver) txErr() error {
 			ter = tdes1EndRing
 		}
 		desc := d.layout.TxDesc + uint32(i*descSize)
-		if err := d.bus.Write32(desc+des0, 0); err != nil {
-			return fmt.Errorf("stmmac tx error: init TX descriptor %d: %w", i, err)
-		}
-		if err := d.bus.Write32(desc+des1, ter); err != nil {
+		if err := d.writeWords(&d.txDescBuf, desc, 0, ter); err != nil {
 			return fmt.Errorf("stmmac tx error: init TX descriptor %d: %w", i, err)
 		}
 	}
