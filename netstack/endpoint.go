@@ -49,12 +49,13 @@ type Endpoint struct {
 	dispatcher stack.NetworkDispatcher
 
 	writeMu sync.Mutex
-	txq     chan []byte
+	txq     chan txFrame
 	rxq     chan []byte
 	done    chan struct{}
 	wg      sync.WaitGroup
 	once    sync.Once
 	pool    sync.Pool
+	tsq     *smallQueues // nil unless the card reports TX completion
 
 	txQueued, txSent, txDroppedAtClose, txErrors  atomic.Uint64
 	rxQueued, rxDelivered, rxBacklogDrops, rxRunt atomic.Uint64
@@ -71,7 +72,7 @@ const (
 func NewEndpoint(nic FrameNIC, mtu uint32, mac tcpip.LinkAddress, cpu *CPU) *Endpoint {
 	e := &Endpoint{
 		nic: nic, cpu: cpu, mtu: mtu, linkAddr: mac,
-		txq:  make(chan []byte, DefaultTxQueueLen),
+		txq:  make(chan txFrame, DefaultTxQueueLen),
 		rxq:  make(chan []byte, DefaultBacklog),
 		done: make(chan struct{}),
 	}
@@ -81,6 +82,35 @@ func NewEndpoint(nic FrameNIC, mtu uint32, mac tcpip.LinkAddress, cpu *CPU) *End
 	go e.txLoop()
 	go e.rxLoop()
 	return e
+}
+
+// txFrame is a frame in the qdisc with its TSQ bookkeeping.
+type txFrame struct {
+	b []byte
+	p pending
+}
+
+// EnableSmallQueues turns on TCP Small Queues (smallqueues.go) for the flows
+// of this endpoint, measuring time with clock. The card must report TX
+// completion; call it before the stack sends anything.
+func (e *Endpoint) EnableSmallQueues(clock tcpip.Clock) bool {
+	c, ok := e.nic.(TxCompleter)
+	if !ok || clock == nil {
+		return false
+	}
+	e.tsq = newSmallQueues(clock, e.mtu)
+	c.SetTxCompletion(e.tsq.completed)
+	return true
+}
+
+// SmallQueueStats reports what TCP Small Queues did (zero when off).
+func (e *Endpoint) SmallQueueStats() SmallQueueStats {
+	if e.tsq == nil {
+		return SmallQueueStats{}
+	}
+	e.tsq.mu.Lock()
+	defer e.tsq.mu.Unlock()
+	return SmallQueueStats{Waits: e.tsq.waits}
 }
 
 func (e *Endpoint) getBuf() []byte  { return (*e.pool.Get().(*[]byte))[:0] }
@@ -106,13 +136,19 @@ func (e *Endpoint) txLoop() {
 			e.txDroppedAtClose.Add(uint64(len(e.txq)))
 			return
 		case f := <-e.txq:
-			e.cpu.Charge(len(f))
-			if err := e.nic.Transmit(f); err != nil {
+			e.cpu.Charge(len(f.b))
+			if e.tsq != nil {
+				e.tsq.toNIC(f.p)
+			}
+			if err := e.nic.Transmit(f.b); err != nil {
 				e.txErrors.Add(1)
+				if e.tsq != nil {
+					e.tsq.notTaken()
+				}
 			} else {
 				e.txSent.Add(1)
 			}
-			e.putBuf(f)
+			e.putBuf(f.b)
 		}
 	}
 }
@@ -125,6 +161,9 @@ func (e *Endpoint) rxLoop() {
 			return
 		case f := <-e.rxq:
 			e.cpu.Charge(len(f))
+			if e.tsq != nil {
+				e.tsq.received(f)
+			}
 			e.deliver(f)
 		}
 	}
@@ -190,14 +229,26 @@ func (e *Endpoint) WritePackets(pkts stack.PacketBufferList) (int, tcpip.Error) 
 		for _, s := range pkt.AsSlices() {
 			b = append(b, s...)
 		}
+		f := txFrame{b: b}
+		if e.tsq != nil {
+			p, ok := e.tsq.admit(b)
+			if !ok {
+				e.putBuf(b)
+				return n, &tcpip.ErrClosedForSend{}
+			}
+			f.p = p
+		}
 		// A full queue holds the sender back instead of dropping: Linux's TCP
 		// Small Queues throttle a local flow long before its qdisc overflows,
 		// so a TCP sender never loses its own packets in the host.
 		select {
-		case e.txq <- b:
+		case e.txq <- f:
 			e.txQueued.Add(1)
 			n++
 		case <-e.done:
+			if e.tsq != nil {
+				e.tsq.dropped(f.p)
+			}
 			e.putBuf(b)
 			return n, &tcpip.ErrClosedForSend{}
 		}
@@ -264,7 +315,12 @@ func (e *Endpoint) ParseHeader(pkt *stack.PacketBuffer) bool {
 
 // Close implements stack.NetworkLinkEndpoint: it stops the queue goroutines.
 func (e *Endpoint) Close() {
-	e.once.Do(func() { close(e.done) })
+	e.once.Do(func() {
+		close(e.done)
+		if e.tsq != nil {
+			e.tsq.close()
+		}
+	})
 }
 
 // SetOnCloseAction implements stack.NetworkLinkEndpoint.

@@ -127,6 +127,9 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &mod)
 
 	ep := NewEndpoint(cfg.NIC, cfg.MTU, cfg.MAC, cfg.CPU)
+	// Linux runs TCP Small Queues on every host; here it needs a card that
+	// reports TX completion (the board's stmmac driver does).
+	ep.EnableSmallQueues(cfg.Clock)
 	if err := s.CreateNICWithOptions(1, ep, stack.NICOptions{Name: cfg.Name}); err != nil {
 		ep.Close()
 		return nil, fmt.Errorf("host %s: create NIC: %s", cfg.Name, err)

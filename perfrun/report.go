@@ -82,6 +82,7 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
 		out = append(out,
 			Counter{h.Name + " qdisc", "tx_queued", st.TxQueued},
 			Counter{h.Name + " qdisc", "tx_dropped_at_close", st.TxDroppedAtClose},
+			Counter{h.Name + " qdisc", "tsq_throttled", h.EP.SmallQueueStats().Waits},
 			Counter{h.Name + " backlog", "rx_backlog_drops", st.RxBacklogDrops})
 	}
 	return out

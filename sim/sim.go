@@ -39,8 +39,12 @@ type Options struct {
 	M250Div *dwmacmeson8b.DividerDef
 	// PHYDelays chooses the Realtek driver's delay policy (v5.5 default).
 	PHYDelays driver.DelayPolicy
-	Stmmac    func(*stmmacdrv.Config)
-	Log       func(string)
+	// Kernel names the Linux tree whose stmmac tuning the guest runs with
+	// (stmmacdrv.Trees; "" is stmmacdrv.DefaultTree). Stmmac, if set, is
+	// applied after it.
+	Kernel string
+	Stmmac func(*stmmacdrv.Config)
+	Log    func(string)
 	// PHYTXDelay, when non-nil, sets the RTL8211F's internal TX delay bit after
 	// boot, as a developer would with phytool over MDIO (page 0xd08, reg 0x11,
 	// bit 8), whatever phy-mode made the driver choose.
@@ -103,6 +107,9 @@ func (o Options) Validate() (board.Board, error) {
 	default:
 		return board.Board{}, fmt.Errorf("speed %d: want 1000, 100 or 10", o.Speed)
 	}
+	if _, err := stmmacdrv.LookupTree(o.Kernel); err != nil {
+		return board.Board{}, err
+	}
 	return b, nil
 }
 
@@ -151,9 +158,16 @@ func New(o Options) (*Sim, error) {
 		hw.M.Bus().SetTrace(o.Trace)
 	}
 	s := &Sim{Opts: o, Board: b, HW: hw, DT: DeviceTree(b, o, hw.SoC.RAM().Size())}
+	kernel, _ := stmmacdrv.LookupTree(o.Kernel)
+	tune := func(c *stmmacdrv.Config) {
+		kernel.Apply(c)
+		if o.Stmmac != nil {
+			o.Stmmac(c)
+		}
+	}
 	s.Guest, err = boot.Boot(boot.Hardware{
 		Bus: hw.M.Bus(), Kernel: hw.M, MACIRQ: hw.SoC.MACIRQ(), PHYIRQ: hw.PHYIRQ,
-	}, s.DT, boot.Options{Variant: variant, M250Div: o.M250Div, PHYDelays: o.PHYDelays, Stmmac: o.Stmmac, Log: o.Log})
+	}, s.DT, boot.Options{Variant: variant, M250Div: o.M250Div, PHYDelays: o.PHYDelays, Stmmac: tune, Log: o.Log})
 	if err != nil {
 		return nil, err
 	}

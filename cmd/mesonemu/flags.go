@@ -12,16 +12,17 @@ import (
 	"mesonemu/platform"
 	"mesonemu/sim"
 	"mesonemu/soc/board"
+	stmmacdrv "mesonemu/stmmac/driver"
 )
 
 // flags holds every option; each command reads the ones it needs.
 type flags struct {
-	board, driver, phyMode, phyTXDelay, mechanism string
-	txDelayNs                                     int
-	json                                          bool
-	trace                                         string
-	seed                                          uint64
-	speed                                         int
+	board, driver, phyMode, phyTXDelay, mechanism, kernel string
+	txDelayNs                                             int
+	json                                                  bool
+	trace                                                 string
+	seed                                                  uint64
+	speed                                                 int
 	// main job
 	duration      time.Duration
 	reverse       bool
@@ -46,6 +47,7 @@ func (f *flags) register() *flag.FlagSet {
 	fs.StringVar(&f.phyMode, "phy-mode", "", "phy-mode in the device tree: "+strings.Join(sim.PhyModes, ", ")+" (default: the board's DT, rgmii)")
 	fs.StringVar(&f.phyTXDelay, "phy-tx-delay", "", "after boot, force the RTL8211F TX delay bit on or off over MDIO, as phytool would")
 	fs.StringVar(&f.mechanism, "mechanism", "A", "how the MAC makes its TX delay steps: A (project default) or B (rgmii-timing.md §6)")
+	fs.StringVar(&f.kernel, "kernel", stmmacdrv.DefaultTree, "stmmac tuning of this Linux tree (TX coalescing, RX watchdog): "+kernelNames())
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
 	fs.StringVar(&f.trace, "trace", "", "trace: regs prints every guest register access (R/W addr block.REG = value) to stderr")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the wire's errors and the payloads")
@@ -106,6 +108,14 @@ func (f *flags) check(cmd string) error {
 	return nil
 }
 
+func kernelNames() string {
+	var names []string
+	for _, k := range stmmacdrv.Trees {
+		names = append(names, k.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 func unwrapPath(err error) error {
 	if pe, ok := err.(*os.PathError); ok {
 		return pe.Err
@@ -114,7 +124,7 @@ func unwrapPath(err error) error {
 }
 
 func (f *flags) simOptions() (sim.Options, error) {
-	o := sim.Options{Board: f.board, Driver: f.driver, PhyMode: f.phyMode, Seed: f.seed, Speed: f.speed,
+	o := sim.Options{Board: f.board, Driver: f.driver, PhyMode: f.phyMode, Seed: f.seed, Speed: f.speed, Kernel: f.kernel,
 		Mechanism: platform.Mechanism(strings.ToUpper(f.mechanism))}
 	if f.txDelayNs != -1 {
 		if f.txDelayNs < 0 || f.txDelayNs > 7 {

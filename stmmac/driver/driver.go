@@ -71,6 +71,7 @@ type Driver struct {
 	softirqTimer Timer
 	rxBuf        []byte
 	receiver     atomic.Pointer[func([]byte)]
+	txDone       atomic.Pointer[func(int)]
 
 	tc int // DMA threshold (module parameter tc), bumped on TX underflow
 

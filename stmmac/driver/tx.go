@@ -82,6 +82,30 @@ func (d *Driver) Xmit(frame []byte) error {
 	return nil
 }
 
+// SetTxCompletion installs the function told how many frames, oldest first,
+// the driver has freed: each TX clean reports the descriptors it released and a
+// TX error reports the frames it flushed, as dev_consume_skb_any / dev_kfree_skb
+// run each skb's destructor (sock_wfree, which is what wakes TCP Small Queues).
+// Frames leave the ring in the order Xmit queued them. It runs from the
+// machine's run loop with driver locks held: it must not block or call the
+// driver. nil removes it.
+func (d *Driver) SetTxCompletion(fn func(frames int)) {
+	if fn == nil {
+		d.txDone.Store(nil)
+		return
+	}
+	d.txDone.Store(&fn)
+}
+
+func (d *Driver) reportTxDone(frames int) {
+	if frames == 0 {
+		return
+	}
+	if fn := d.txDone.Load(); fn != nil {
+		(*fn)(frames)
+	}
+}
+
 // Transmit is Xmit that waits while the ring is full, for a network stack's
 // transmit goroutine. It returns ErrClosed once the device is closed and
 // ErrNoCarrier at once while the link is down (the frame is not queued).
@@ -196,6 +220,7 @@ func (d *Driver) txClean(budget int) int {
 		entry = (entry + 1) % size
 	}
 	d.txDirty = entry
+	d.reportTxDone(count)
 	if d.txStopped && d.open && d.txAvail() > size/4 { // STMMAC_TX_THRESH
 		d.wakeTxQueue()
 	}
@@ -250,6 +275,7 @@ func (d *Driver) txErr() error {
 	size := d.cfg.TxRingSize
 	flushed := (d.txCur - d.txDirty + size) % size
 	d.ctr.netAdd(nTxErrFlushed, flushed)
+	d.reportTxDone(flushed)
 	for i := range size {
 		var ter uint32
 		if i == size-1 {

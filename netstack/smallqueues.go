@@ -1,0 +1,324 @@
+package netstack
+
+import (
+	"encoding/binary"
+	"sync"
+	"time"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+	"gvisor.dev/gvisor/pkg/tcpip/header"
+)
+
+// TxCompleter is a FrameNIC that reports when the frames it took are freed
+// (the stmmac driver's TX clean). A host on such a card runs TCP Small Queues.
+type TxCompleter interface {
+	SetTxCompletion(func(frames int))
+}
+
+// TCP Small Queues, as Linux v5.4's tcp_small_queue_check decides it: a TCP
+// flow may have at most
+//
+//	limit = max(2 * skb->truesize, sk_pacing_rate >> sk_pacing_shift)
+//
+// bytes of skb memory (sk_wmem_alloc) below the socket, in the qdisc and the
+// driver's TX ring, until TX completion frees them; the flow waits otherwise,
+// unless it has nothing unacknowledged (the "rtx queue empty" exception).
+// This is what couples a NIC's TX completion latency (stmmac's IC every
+// tx_coal_frames frames, else its coalescing timer) to TCP's sending.
+//
+// gVisor has no TSQ, so the endpoint applies it at the link layer, where the
+// flow's packets pass. The inputs Linux reads from the socket are measured
+// there too, without reaching into gVisor's locks:
+//   - srtt: smoothed (1/8 gain, as tcp_rtt_estimator) from the time between a
+//     segment leaving the stack and the ACK that covers it, retransmitted
+//     ranges excluded (Karn). Microsecond-exact, as Linux's; gVisor's own
+//     estimate comes from millisecond TCP timestamps.
+//   - the window: max(cwnd, packets_out) is taken as the bytes in flight
+//     (highest sequence sent minus highest acknowledged).
+//   - sk_pacing_rate = ratio * window / srtt with tcp_pacing_ss_ratio 200 %
+//     until the flow's first retransmission and tcp_pacing_ca_ratio 120 %
+//     after it (gVisor's CUBIC leaves slow start at its first loss).
+//   - skb->truesize: the flow's next skb as tcp_tso_autosize sizes it (GSO,
+//     since stmmac 3.70a has no TSO): the bytes of one sk_pacing_shift period,
+//     at least tcp_min_tso_segs = 2 segments, at most 64 KiB; each segment
+//     counted at skbTruesize.
+//
+// Memory is accounted per frame as skbTruesize(frame length).
+const (
+	pacingShift       = 10  // sk_pacing_shift: ~1 ms of the pacing rate
+	pacingSSRatio     = 2.0 // tcp_pacing_ss_ratio 200 %
+	pacingCARatio     = 1.2 // tcp_pacing_ca_ratio 120 %
+	minTSOSegs        = 2   // tcp_min_tso_segs
+	gsoMaxSize        = 65536
+	skbDataAlignBytes = 64 // SKB_DATA_ALIGN on a 32-byte cache line, rounded up
+	// skbOverhead is SKB_TRUESIZE(0) on 32-bit ARM: struct sk_buff plus struct
+	// skb_shared_info, each cache-aligned (approximately 192 + 320 bytes).
+	skbOverhead = 512
+)
+
+// skbTruesize approximates the truesize of an skb holding an n-byte frame: a
+// kmalloc'ed head (power-of-two size class) with NET_SKB_PAD headroom, plus
+// the skb's own structures.
+func skbTruesize(n int) int {
+	data := n + skbDataAlignBytes
+	size := 64
+	for size < data {
+		size <<= 1
+	}
+	return size + skbOverhead
+}
+
+type flowKey struct {
+	local, remote [4]byte
+	lport, rport  uint16
+}
+
+// sentMark is the time a segment ending at end left the stack (RTT sampling).
+type sentMark struct {
+	end uint32
+	at  time.Duration
+}
+
+type tsqFlow struct {
+	wmem     int // truesize of this flow's frames below the socket
+	una, nxt uint32
+	started  bool
+	srtt     time.Duration
+	lossSeen bool
+	marks    []sentMark
+	waits    uint64 // times the flow had to wait for TX completion
+}
+
+// pending is one frame handed to the card, freed when the card completes it.
+type pending struct {
+	flow     *tsqFlow // nil: not a tracked TCP data frame
+	truesize int
+}
+
+type smallQueues struct {
+	clock tcpip.Clock
+	mss   int
+
+	mu      sync.Mutex
+	changed *sync.Cond
+	closed  bool
+	flows   map[flowKey]*tsqFlow
+	inNIC   []pending // frames the card holds, oldest first
+	queued  int       // tracked frames between WritePackets and the card
+	waits   uint64
+}
+
+func newSmallQueues(clock tcpip.Clock, mtu uint32) *smallQueues {
+	q := &smallQueues{clock: clock, mss: int(mtu) - header.IPv4MinimumSize - header.TCPMinimumSize - 12, flows: map[flowKey]*tsqFlow{}}
+	q.changed = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *smallQueues) now() time.Duration {
+	return time.Duration(q.clock.NowMonotonic().Sub(tcpip.MonotonicTime{}))
+}
+
+// tcpSegment is what the queue needs of an Ethernet/IPv4/TCP frame.
+type tcpSegment struct {
+	key      flowKey // from the frame's sender's point of view
+	seq, ack uint32
+	payload  int
+	hasACK   bool
+}
+
+// parseTCP reads the IPv4 and TCP headers of an Ethernet frame.
+func parseTCP(frame []byte) (tcpSegment, bool) {
+	const eth = header.EthernetMinimumSize
+	if len(frame) < eth+header.IPv4MinimumSize || binary.BigEndian.Uint16(frame[12:14]) != uint16(header.IPv4ProtocolNumber) {
+		return tcpSegment{}, false
+	}
+	ip := header.IPv4(frame[eth:])
+	if !ip.IsValid(len(frame)-eth) || ip.Protocol() != uint8(header.TCPProtocolNumber) || ip.FragmentOffset() != 0 || ip.More() {
+		return tcpSegment{}, false
+	}
+	ihl := int(ip.HeaderLength())
+	total := int(ip.TotalLength())
+	if total > len(frame)-eth || total < ihl+header.TCPMinimumSize {
+		return tcpSegment{}, false
+	}
+	tcp := header.TCP(frame[eth+ihl : eth+total])
+	off := int(tcp.DataOffset())
+	if off < header.TCPMinimumSize || off > len(tcp) {
+		return tcpSegment{}, false
+	}
+	var seg tcpSegment
+	seg.key.local, seg.key.remote = ip.SourceAddress().As4(), ip.DestinationAddress().As4()
+	seg.key.lport, seg.key.rport = tcp.SourcePort(), tcp.DestinationPort()
+	seg.seq, seg.ack = tcp.SequenceNumber(), tcp.AckNumber()
+	seg.payload = len(tcp) - off
+	seg.hasACK = tcp.Flags()&header.TCPFlagAck != 0
+	return seg, true
+}
+
+// seqAfter reports a > b in sequence space.
+func seqAfter(a, b uint32) bool { return int32(a-b) > 0 }
+
+// limit is the flow's TSQ limit in bytes of truesize. Lock held.
+func (q *smallQueues) limit(f *tsqFlow) int {
+	if f.srtt <= 0 {
+		return 1 << 30 // sk_pacing_rate is ~0U until the first RTT sample
+	}
+	ratio := pacingSSRatio
+	if f.lossSeen {
+		ratio = pacingCARatio
+	}
+	window := max(int(f.nxt-f.una), q.mss)
+	rate := ratio * float64(window) / f.srtt.Seconds() // bytes per second
+	perShift := int(rate) >> pacingShift
+	segs := max(min(perShift, gsoMaxSize)/q.mss, minTSOSegs)
+	skb := segs * skbTruesize(q.mss+header.EthernetMinimumSize+header.IPv4MinimumSize+header.TCPMinimumSize+12)
+	return max(2*skb, perShift)
+}
+
+// admit is called for every frame the stack writes, before it is queued. A
+// TCP data frame waits while its flow is over its limit; it returns the
+// bookkeeping to pass to sent, or false if the queue closed while waiting.
+func (q *smallQueues) admit(frame []byte) (pending, bool) {
+	seg, ok := parseTCP(frame)
+	if !ok || seg.payload == 0 {
+		return pending{}, true
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	f := q.flows[seg.key]
+	if f == nil {
+		f = &tsqFlow{una: seg.seq, nxt: seg.seq}
+		q.flows[seg.key] = f
+	}
+	waited := false
+	for !q.closed && f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f) {
+		if !waited {
+			waited = true
+			f.waits++
+			q.waits++
+		}
+		q.changed.Wait()
+	}
+	if q.closed {
+		return pending{}, false
+	}
+	end := seg.seq + uint32(seg.payload)
+	if !f.started || seqAfter(end, f.nxt) {
+		if f.started && seqAfter(f.nxt, seg.seq) {
+			f.marks = f.marks[:0] // partly old data: no clean RTT sample
+			f.lossSeen = true
+		} else {
+			f.marks = append(f.marks, sentMark{end: end, at: q.now()})
+		}
+		f.nxt, f.started = end, true
+	} else {
+		// A retransmission: its ACK would not tell which copy it answers.
+		f.lossSeen = true
+		f.marks = f.marks[:0]
+	}
+	ts := skbTruesize(len(frame))
+	f.wmem += ts
+	q.queued++
+	return pending{flow: f, truesize: ts}, true
+}
+
+// toNIC moves a frame from the queue to the card's ring, before the card is
+// called, so that a completion can never overtake it.
+func (q *smallQueues) toNIC(p pending) {
+	q.mu.Lock()
+	if p.flow != nil {
+		q.queued--
+	}
+	q.inNIC = append(q.inNIC, p)
+	q.mu.Unlock()
+}
+
+// notTaken undoes toNIC for the frame the card just refused.
+func (q *smallQueues) notTaken() {
+	q.mu.Lock()
+	if n := len(q.inNIC); n > 0 {
+		q.release(q.inNIC[n-1])
+		q.inNIC = q.inNIC[:n-1]
+	}
+	q.mu.Unlock()
+	q.changed.Broadcast()
+}
+
+// dropped frees a frame that never reached the card (the endpoint closed).
+func (q *smallQueues) dropped(p pending) {
+	q.mu.Lock()
+	if p.flow != nil {
+		q.queued--
+	}
+	q.release(p)
+	q.mu.Unlock()
+	q.changed.Broadcast()
+}
+
+func (q *smallQueues) release(p pending) {
+	if p.flow != nil {
+		p.flow.wmem -= p.truesize
+	}
+}
+
+// completed is the card's TX completion: the oldest frames are freed.
+func (q *smallQueues) completed(frames int) {
+	q.mu.Lock()
+	n := min(frames, len(q.inNIC))
+	for _, p := range q.inNIC[:n] {
+		q.release(p)
+	}
+	q.inNIC = append(q.inNIC[:0], q.inNIC[n:]...)
+	q.mu.Unlock()
+	q.changed.Broadcast()
+}
+
+// received looks at every frame the stack receives for ACKs of tracked flows:
+// they move snd_una and give RTT samples.
+func (q *smallQueues) received(frame []byte) {
+	seg, ok := parseTCP(frame)
+	if !ok || !seg.hasACK {
+		return
+	}
+	key := flowKey{local: seg.key.remote, remote: seg.key.local, lport: seg.key.rport, rport: seg.key.lport}
+	q.mu.Lock()
+	f := q.flows[key]
+	if f == nil || !seqAfter(seg.ack, f.una) || seqAfter(seg.ack, f.nxt) {
+		q.mu.Unlock()
+		return
+	}
+	f.una = seg.ack
+	covered := 0
+	for _, m := range f.marks {
+		if seqAfter(m.end, seg.ack) {
+			break
+		}
+		covered++
+	}
+	if covered > 0 {
+		// tcp_clean_rtx_queue's seq_rtt: from the oldest segment newly acked.
+		rtt := q.now() - f.marks[0].at
+		if f.srtt == 0 {
+			f.srtt = rtt
+		} else {
+			f.srtt += (rtt - f.srtt) / 8
+		}
+		f.marks = append(f.marks[:0], f.marks[covered:]...)
+	}
+	q.mu.Unlock()
+	q.changed.Broadcast()
+}
+
+func (q *smallQueues) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.changed.Broadcast()
+}
+
+// SmallQueueStats is what TCP Small Queues did on one host.
+type SmallQueueStats struct {
+	// Waits counts the times a flow's next segment had to wait for TX
+	// completion to free memory below the socket (TSQ_THROTTLED).
+	Waits uint64
+}
