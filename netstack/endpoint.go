@@ -108,9 +108,7 @@ func (e *Endpoint) SmallQueueStats() SmallQueueStats {
 	if e.tsq == nil {
 		return SmallQueueStats{}
 	}
-	e.tsq.mu.Lock()
-	defer e.tsq.mu.Unlock()
-	return SmallQueueStats{Waits: e.tsq.waits}
+	return e.tsq.stats()
 }
 
 func (e *Endpoint) getBuf() []byte  { return (*e.pool.Get().(*[]byte))[:0] }

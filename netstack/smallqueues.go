@@ -87,6 +87,7 @@ type tsqFlow struct {
 	lossSeen bool
 	marks    []sentMark
 	waits    uint64 // times the flow had to wait for TX completion
+	sent     uint64 // payload bytes admitted
 }
 
 // pending is one frame handed to the card, freed when the card completes it.
@@ -218,6 +219,7 @@ func (q *smallQueues) admit(frame []byte) (pending, bool) {
 	}
 	ts := skbTruesize(len(frame))
 	f.wmem += ts
+	f.sent += uint64(seg.payload)
 	q.queued++
 	return pending{flow: f, truesize: ts}, true
 }
@@ -321,4 +323,22 @@ type SmallQueueStats struct {
 	// Waits counts the times a flow's next segment had to wait for TX
 	// completion to free memory below the socket (TSQ_THROTTLED).
 	Waits uint64
+	// SRTT is the smoothed round-trip time, measured at the link layer in
+	// microsecond resolution, of the flow that sent the most data: the path's
+	// real RTT under load, next to gVisor's own estimate, which comes from
+	// millisecond TCP timestamps.
+	SRTT time.Duration
+}
+
+func (q *smallQueues) stats() SmallQueueStats {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	st := SmallQueueStats{Waits: q.waits}
+	var most uint64
+	for _, f := range q.flows {
+		if f.sent > most {
+			most, st.SRTT = f.sent, f.srtt
+		}
+	}
+	return st
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
 
@@ -116,6 +117,12 @@ func (b *Bench) tally() {
 	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataLost
 	b.Report.LostNeverResent = uint64(len(b.lostSegs))
 	m.Unlock()
+	for _, h := range []*netstack.Host{b.Board, b.PC} {
+		if st := h.EP.SmallQueueStats(); st.SRTT > 0 {
+			b.Report.PathSRTTMicros = float64(st.SRTT) / float64(time.Microsecond)
+			b.Report.TSQThrottled = st.Waits
+		}
+	}
 }
 
 // Close stops the hosts and the machine.

@@ -69,9 +69,14 @@ type Report struct {
 	MeasuredLoss   float64 `json:"measured_frame_loss"`
 	// LostNeverResent counts dropped data segments that never crossed the wire
 	// intact afterwards: in flight when the test ended.
-	LostNeverResent uint64    `json:"lost_segments_not_resent"`
-	ThroughputBps   float64   `json:"throughput_bps"`
-	Counters        []Counter `json:"counters"`
+	LostNeverResent uint64 `json:"lost_segments_not_resent"`
+	// PathSRTTMicros is the board's data flow's smoothed RTT as TCP Small
+	// Queues measures it at the link layer (microsecond resolution), and
+	// TSQThrottled how often that limit made the flow wait for TX completion.
+	PathSRTTMicros float64   `json:"path_srtt_us"`
+	TSQThrottled   uint64    `json:"tsq_throttled"`
+	ThroughputBps  float64   `json:"throughput_bps"`
+	Counters       []Counter `json:"counters"`
 }
 
 // dataFrameMin separates the board's TCP data frames from its ACKs by length:

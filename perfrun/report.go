@@ -104,5 +104,9 @@ func writeCounters(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "\nTCP: %d retransmits; the PC dropped %d of the board's %d data frames for a bad FCS (%.3f %%);\n",
 		r.Retransmits, r.DataFramesLost, r.DataFramesSent, 100*r.MeasuredLoss)
 	fmt.Fprintf(w, "     %d of the dropped segments never crossed again (in flight at the end)\n", r.LostNeverResent)
+	if r.PathSRTTMicros > 0 {
+		fmt.Fprintf(w, "     sender's path RTT under load %.0f us (link-layer srtt); TCP Small Queues throttled %d times\n",
+			r.PathSRTTMicros, r.TSQThrottled)
+	}
 	fmt.Fprintf(w, "wall time %.1f s at %.3g virtual s per wall s\n", r.WallSeconds, r.TimeScale)
 }
