@@ -79,21 +79,48 @@ type sentMark struct {
 	at  time.Duration
 }
 
+// seqRange is the sequence space [seq, end) one data frame carries.
+type seqRange struct{ seq, end uint32 }
+
 type tsqFlow struct {
-	wmem     int // truesize of this flow's frames below the socket
+	wmem     int        // truesize of this flow's frames below the socket
+	inHost   []seqRange // those frames, oldest first (qdisc, then the ring)
 	una, nxt uint32
 	started  bool
 	srtt     time.Duration
 	lossSeen bool
 	marks    []sentMark
 	waits    uint64 // times the flow had to wait for TX completion
+	held     uint64 // retransmissions held while the original was in the host
 	sent     uint64 // payload bytes admitted
+}
+
+// stillInHost is skb_still_in_host_queue: the original of a retransmission
+// has not been freed by TX completion yet.
+func (f *tsqFlow) stillInHost(r seqRange) bool {
+	for _, h := range f.inHost {
+		if seqAfter(r.end, h.seq) && seqAfter(h.end, r.seq) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaveHost forgets a frame that was freed (normally the oldest).
+func (f *tsqFlow) leaveHost(r seqRange) {
+	for i, h := range f.inHost {
+		if h == r {
+			f.inHost = append(f.inHost[:i], f.inHost[i+1:]...)
+			return
+		}
+	}
 }
 
 // pending is one frame handed to the card, freed when the card completes it.
 type pending struct {
 	flow     *tsqFlow // nil: not a tracked TCP data frame
 	truesize int
+	r        seqRange
 }
 
 type smallQueues struct {
@@ -107,6 +134,7 @@ type smallQueues struct {
 	inNIC   []pending // frames the card holds, oldest first
 	queued  int       // tracked frames between WritePackets and the card
 	waits   uint64
+	held    uint64
 }
 
 func newSmallQueues(clock tcpip.Clock, mtu uint32) *smallQueues {
@@ -191,19 +219,38 @@ func (q *smallQueues) admit(frame []byte) (pending, bool) {
 		f = &tsqFlow{una: seg.seq, nxt: seg.seq}
 		q.flows[seg.key] = f
 	}
-	waited := false
-	for !q.closed && f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f) {
-		if !waited {
-			waited = true
-			f.waits++
-			q.waits++
+	end := seg.seq + uint32(seg.payload)
+	r := seqRange{seg.seq, end}
+	// A retransmission waits while its original is still below the socket:
+	// Linux's __tcp_retransmit_skb returns -EBUSY then (the clone is not
+	// freed; TCPSpuriousRtxHostQueues) and tries again after TX completion.
+	// With stmmac's TX coalescing that is the next IC frame or the timer.
+	retrans := f.started && seqAfter(f.nxt, seg.seq)
+	throttled, held := false, false
+	for !q.closed {
+		if retrans && f.stillInHost(r) {
+			if !held {
+				held = true
+				f.held++
+				q.held++
+			}
+			q.changed.Wait()
+			continue
 		}
-		q.changed.Wait()
+		if f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f) {
+			if !throttled {
+				throttled = true
+				f.waits++
+				q.waits++
+			}
+			q.changed.Wait()
+			continue
+		}
+		break
 	}
 	if q.closed {
 		return pending{}, false
 	}
-	end := seg.seq + uint32(seg.payload)
 	if !f.started || seqAfter(end, f.nxt) {
 		if f.started && seqAfter(f.nxt, seg.seq) {
 			f.marks = f.marks[:0] // partly old data: no clean RTT sample
@@ -219,9 +266,10 @@ func (q *smallQueues) admit(frame []byte) (pending, bool) {
 	}
 	ts := skbTruesize(len(frame))
 	f.wmem += ts
+	f.inHost = append(f.inHost, r)
 	f.sent += uint64(seg.payload)
 	q.queued++
-	return pending{flow: f, truesize: ts}, true
+	return pending{flow: f, truesize: ts, r: r}, true
 }
 
 // toNIC moves a frame from the queue to the card's ring, before the card is
@@ -260,6 +308,7 @@ func (q *smallQueues) dropped(p pending) {
 func (q *smallQueues) release(p pending) {
 	if p.flow != nil {
 		p.flow.wmem -= p.truesize
+		p.flow.leaveHost(p.r)
 	}
 }
 
@@ -323,6 +372,10 @@ type SmallQueueStats struct {
 	// Waits counts the times a flow's next segment had to wait for TX
 	// completion to free memory below the socket (TSQ_THROTTLED).
 	Waits uint64
+	// HeldRetransmits counts retransmissions that waited because the frame
+	// they repeat was still in the qdisc or the TX ring (Linux's
+	// TCPSpuriousRtxHostQueues).
+	HeldRetransmits uint64
 	// SRTT is the smoothed round-trip time, measured at the link layer in
 	// microsecond resolution, of the flow that sent the most data: the path's
 	// real RTT under load, next to gVisor's own estimate, which comes from
@@ -333,7 +386,7 @@ type SmallQueueStats struct {
 func (q *smallQueues) stats() SmallQueueStats {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	st := SmallQueueStats{Waits: q.waits}
+	st := SmallQueueStats{Waits: q.waits, HeldRetransmits: q.held}
 	var most uint64
 	for _, f := range q.flows {
 		if f.sent > most {

@@ -121,7 +121,9 @@ func TestSmallQueuesBookkeeping(t *testing.T) {
 	q := newSmallQueues(clk, 1500)
 	seq := admitAll(t, q, 5000, 3)
 	f := q.flows[flowKey{local: boardAddr, remote: pcAddr, lport: 40000, rport: 5201}]
-	// Retransmit the first segment: Karn, and congestion avoidance from now on.
+	// Retransmit the first segment once the card has freed it: Karn, and
+	// congestion avoidance from now on.
+	q.completed(3)
 	admitAll(t, q, 5000, 1)
 	if !f.lossSeen || len(f.marks) != 0 {
 		t.Fatalf("after a retransmission: lossSeen %v, %d RTT marks", f.lossSeen, len(f.marks))
@@ -177,4 +179,37 @@ func FuzzParseTCP(f *testing.F) {
 			t.Fatalf("negative payload %d", seg.payload)
 		}
 	})
+}
+
+// TestRetransmitWaitsForItsOriginal: a retransmission of a segment whose
+// original frame is still in the TX ring waits until TX completion frees it
+// (skb_still_in_host_queue), and is counted.
+func TestRetransmitWaitsForItsOriginal(t *testing.T) {
+	q := newSmallQueues(faketime.NewManualClock(), 1500)
+	admitAll(t, q, 100, 3)
+	done := make(chan struct{})
+	go func() {
+		admitAll(t, q, 100+1448, 1) // the second segment again
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("retransmission admitted while its original was in the ring")
+	case <-time.After(50 * time.Millisecond):
+	}
+	q.completed(1) // the first segment only: the original is still there
+	select {
+	case <-done:
+		t.Fatal("retransmission admitted after an unrelated completion")
+	case <-time.After(50 * time.Millisecond):
+	}
+	q.completed(1)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("completion of the original did not release the retransmission")
+	}
+	if st := q.stats(); st.HeldRetransmits != 1 {
+		t.Fatalf("held retransmits %d, want 1", st.HeldRetransmits)
+	}
 }

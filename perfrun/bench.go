@@ -120,7 +120,7 @@ func (b *Bench) tally() {
 	for _, h := range []*netstack.Host{b.Board, b.PC} {
 		if st := h.EP.SmallQueueStats(); st.SRTT > 0 {
 			b.Report.PathSRTTMicros = float64(st.SRTT) / float64(time.Microsecond)
-			b.Report.TSQThrottled = st.Waits
+			b.Report.TSQThrottled, b.Report.HeldRetransmits = st.Waits, st.HeldRetransmits
 		}
 	}
 }

@@ -73,10 +73,13 @@ type Report struct {
 	// PathSRTTMicros is the board's data flow's smoothed RTT as TCP Small
 	// Queues measures it at the link layer (microsecond resolution), and
 	// TSQThrottled how often that limit made the flow wait for TX completion.
-	PathSRTTMicros float64   `json:"path_srtt_us"`
-	TSQThrottled   uint64    `json:"tsq_throttled"`
-	ThroughputBps  float64   `json:"throughput_bps"`
-	Counters       []Counter `json:"counters"`
+	PathSRTTMicros float64 `json:"path_srtt_us"`
+	TSQThrottled   uint64  `json:"tsq_throttled"`
+	// HeldRetransmits counts retransmissions that waited because their
+	// original was still in the TX ring (Linux's TCPSpuriousRtxHostQueues).
+	HeldRetransmits uint64    `json:"retransmits_held_in_host"`
+	ThroughputBps   float64   `json:"throughput_bps"`
+	Counters        []Counter `json:"counters"`
 }
 
 // dataFrameMin separates the board's TCP data frames from its ACKs by length:

@@ -105,8 +105,9 @@ func writeCounters(w io.Writer, r *Report) {
 		r.Retransmits, r.DataFramesLost, r.DataFramesSent, 100*r.MeasuredLoss)
 	fmt.Fprintf(w, "     %d of the dropped segments never crossed again (in flight at the end)\n", r.LostNeverResent)
 	if r.PathSRTTMicros > 0 {
-		fmt.Fprintf(w, "     sender's path RTT under load %.0f us (link-layer srtt); TCP Small Queues throttled %d times\n",
+		fmt.Fprintf(w, "     sender's path RTT under load %.0f us (link-layer srtt); TCP Small Queues throttled %d times;\n",
 			r.PathSRTTMicros, r.TSQThrottled)
+		fmt.Fprintf(w, "     %d retransmissions waited for TX completion of their original\n", r.HeldRetransmits)
 	}
 	fmt.Fprintf(w, "wall time %.1f s at %.3g virtual s per wall s\n", r.WallSeconds, r.TimeScale)
 }
