@@ -40,6 +40,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"clk", "regs"}, "unexpected argument \"regs\""},
 		{[]string{"--trace", "dma", "clk"}, "--trace \"dma\""},
 		{[]string{"--phy-tx-delay", "maybe", "clk"}, "--phy-tx-delay \"maybe\""},
+		{[]string{"--kernel", "v4.19", "clk"}, "kernel \"v4.19\": want one of v5.4, v5.5-rc"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(c.args...)
