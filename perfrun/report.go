@@ -53,7 +53,10 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
 		{"rgmii wire", "tx_damaged", path.TxWireDamaged},
 		{"rgmii wire", "tx_no_clock", path.TxNoClock},
 		{"rgmii wire", "tx_no_link", path.TxNoLink},
+		{"rgmii wire", "tx_bad_timing", path.TxBadTiming},
 		{"rgmii wire", "rx_frames", path.RxFromFarEnd},
+		{"rgmii wire", "rx_no_link", path.RxNoLink},
+		{"rgmii wire", "rx_bad_timing", path.RxBadTiming},
 		{"rgmii wire", "rx_damaged", path.RxWireDamaged},
 		{"rgmii wire", "rx_sfd_lost", path.RxSFDLost},
 	}...)

@@ -163,14 +163,14 @@ func conservationLocked(b *Bench) string {
 	switch {
 	case mac.TxFrames != p.TxFromMAC:
 		return fmt.Sprintf("MAC sent %d frames, the wire saw %d", mac.TxFrames, p.TxFromMAC)
-	case p.TxFromMAC != p.TxNoClock+p.TxNoLink+p.TxAtFarEnd:
-		return fmt.Sprintf("TX wire: %d in, %d + %d dropped + %d to the far end", p.TxFromMAC, p.TxNoClock, p.TxNoLink, p.TxAtFarEnd)
+	case p.TxFromMAC != p.TxNoClock+p.TxNoLink+p.TxBadTiming+p.TxAtFarEnd:
+		return fmt.Sprintf("TX wire: %d in, %d + %d + %d dropped + %d to the far end", p.TxFromMAC, p.TxNoClock, p.TxNoLink, p.TxBadTiming, p.TxAtFarEnd)
 	case p.TxAtFarEnd != feSeen:
 		return fmt.Sprintf("far end got %d frames, accounted %d", p.TxAtFarEnd, feSeen)
 	case fe.TxPackets != p.RxFromFarEnd:
 		return fmt.Sprintf("far end sent %d frames, the cable delivered %d", fe.TxPackets, p.RxFromFarEnd)
-	case p.RxFromFarEnd != p.RxNoLink+p.RxSFDLost+p.RxAtMAC:
-		return fmt.Sprintf("RX wire: %d in, %d + %d dropped + %d to the MAC", p.RxFromFarEnd, p.RxNoLink, p.RxSFDLost, p.RxAtMAC)
+	case p.RxFromFarEnd != p.RxNoLink+p.RxBadTiming+p.RxSFDLost+p.RxAtMAC:
+		return fmt.Sprintf("RX wire: %d in, %d + %d + %d dropped + %d to the MAC", p.RxFromFarEnd, p.RxNoLink, p.RxBadTiming, p.RxSFDLost, p.RxAtMAC)
 	case p.RxAtMAC != mac.RxSeen || mac.RxSeen != macOutcomes:
 		return fmt.Sprintf("MAC saw %d of %d frames, outcomes %d", mac.RxSeen, p.RxAtMAC, macOutcomes)
 	}

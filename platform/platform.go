@@ -70,6 +70,9 @@ type Platform struct {
 	rxWire     *rgmiiwire.Wire
 	txConfigOK bool
 	rxConfigOK bool
+	// txTimingErr / rxTimingErr: the wire refused the timing the registers and
+	// the board give (only bad board parameters can cause it).
+	txTimingErr, rxTimingErr bool
 	configErr  error
 
 	path PathCounters
@@ -107,11 +110,13 @@ type PathCounters struct {
 	TxFromMAC     uint64 // frames the MAC put on the RGMII TX lines
 	TxNoClock     uint64 // lost: the RGMII TX clock is gated or has no source
 	TxNoLink      uint64 // lost at the PHY: no link on the cable
+	TxBadTiming   uint64 // lost: no TX timing could be derived (WireConfigErr says why)
 	TxWireDamaged uint64 // corrupted by the wire (the far end then drops them)
 	TxAtFarEnd    uint64 // handed to the far-end NIC (accepted or dropped there)
 	// Far end -> board.
 	RxFromFarEnd  uint64 // frames the far end put on the cable
 	RxNoLink      uint64 // lost at the PHY: no link
+	RxBadTiming   uint64 // lost: no RX timing could be derived (WireConfigErr says why)
 	RxWireDamaged uint64 // corrupted by the RX wire
 	RxSFDLost     uint64 // the MAC never saw a frame start (wrong half, SFD hit)
 	RxAtMAC       uint64 // handed to the MAC's receive path
@@ -199,7 +204,11 @@ func (p *Platform) HeaderBeforeWire() []byte { return p.hdr[:p.hdrLen] }
 func (p *Platform) transmitFromMAC(frame []byte) {
 	p.path.TxFromMAC++
 	if !p.txConfigOK {
-		p.path.TxNoClock++
+		if p.txTimingErr {
+			p.path.TxBadTiming++
+		} else {
+			p.path.TxNoClock++
+		}
 		return
 	}
 	if !p.PHY.Link().Up {
@@ -223,8 +232,12 @@ func (p *Platform) transmitFromMAC(frame []byte) {
 // transmitFromFarEnd is the cable's far end sending towards the board.
 func (p *Platform) transmitFromFarEnd(frame []byte) {
 	p.path.RxFromFarEnd++
-	if !p.PHY.Link().Up || !p.rxConfigOK {
+	if !p.PHY.Link().Up {
 		p.path.RxNoLink++
+		return
+	}
+	if !p.rxConfigOK {
+		p.path.RxBadTiming++
 		return
 	}
 	if len(p.taps) > 0 {
@@ -274,12 +287,13 @@ func (p *Platform) reconfigure() {
 	if p.PHY.TXDelayEnabled() {
 		tx.PHYDelayPs = p.txLink.PHYDelayPs
 	}
-	p.txConfigOK = false
+	p.txConfigOK, p.txTimingErr, p.rxTimingErr = false, false, false
 	p.configErr = nil
 	if clk.TXHz > 0 && clk.RGMII {
 		tx.ClockPeriodPs = clockPeriodPs(clk.TXHz, speed)
 		if err := p.txWire.Configure(tx); err != nil {
 			p.configErr = fmt.Errorf("TX wire: %w", err)
+			p.txTimingErr = true
 		} else {
 			p.txConfigOK = true
 		}
@@ -295,7 +309,7 @@ func (p *Platform) reconfigure() {
 	}
 	if err := p.rxWire.Configure(rx); err != nil {
 		p.configErr = fmt.Errorf("RX wire: %w", err)
-		p.rxConfigOK = false
+		p.rxConfigOK, p.rxTimingErr = false, true
 	} else {
 		p.rxConfigOK = true
 	}
@@ -309,7 +323,7 @@ func (p *Platform) reconfigure() {
 }
 
 // WireConfigErr is why the last wire reconfiguration was refused (nil when both
-// directions took their timing); frames meanwhile count as TxNoClock/RxNoLink.
+// directions took their timing); frames meanwhile count as TxBadTiming/RxBadTiming.
 func (p *Platform) WireConfigErr() error {
 	p.M.Lock()
 	defer p.M.Unlock()
