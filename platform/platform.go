@@ -73,7 +73,7 @@ type Platform struct {
 	// txTimingErr / rxTimingErr: the wire refused the timing the registers and
 	// the board give (only bad board parameters can cause it).
 	txTimingErr, rxTimingErr bool
-	configErr  error
+	configErr                error
 
 	path PathCounters
 	taps []Tap
