@@ -227,26 +227,16 @@ func (q *smallQueues) admit(frame []byte) (pending, bool) {
 	// With stmmac's TX coalescing that is the next IC frame or the timer.
 	retrans := f.started && seqAfter(f.nxt, seg.seq)
 	throttled, held := false, false
+waiting:
 	for !q.closed {
-		if retrans && f.stillInHost(r) {
-			if !held {
-				held = true
-				f.held++
-				q.held++
-			}
-			q.changed.Wait()
-			continue
+		switch {
+		case retrans && f.stillInHost(r):
+			q.wait(&held, &f.held, &q.held)
+		case f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f):
+			q.wait(&throttled, &f.waits, &q.waits)
+		default:
+			break waiting
 		}
-		if f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f) {
-			if !throttled {
-				throttled = true
-				f.waits++
-				q.waits++
-			}
-			q.changed.Wait()
-			continue
-		}
-		break
 	}
 	if q.closed {
 		return pending{}, false
@@ -270,6 +260,18 @@ func (q *smallQueues) admit(frame []byte) (pending, bool) {
 	f.sent += uint64(seg.payload)
 	q.queued++
 	return pending{flow: f, truesize: ts, r: r}, true
+}
+
+// wait sleeps until the queue changes; the first wait of a kind for one frame
+// is counted. Lock held.
+func (q *smallQueues) wait(counted *bool, counters ...*uint64) {
+	if !*counted {
+		*counted = true
+		for _, c := range counters {
+			*c++
+		}
+	}
+	q.changed.Wait()
 }
 
 // toNIC moves a frame from the queue to the card's ring, before the card is

@@ -51,6 +51,26 @@ func admitAll(t *testing.T, q *smallQueues, seq uint32, n int) uint32 {
 	return seq
 }
 
+// stillWaiting fails if done closes within 50 ms (a sender that should wait).
+func stillWaiting(t *testing.T, done <-chan struct{}, why string) {
+	t.Helper()
+	select {
+	case <-done:
+		t.Fatal(why)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// released fails unless done closes (the waiting sender went on).
+func released(t *testing.T, done <-chan struct{}, why string) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal(why)
+	}
+}
+
 // TestSmallQueuesThrottleUntilCompletion: once the flow has an RTT sample its
 // memory below the socket is limited; a segment over the limit waits for the
 // card's TX completion, and only for it.
@@ -97,17 +117,9 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 		admitAll(t, q, seq, 1)
 		close(done)
 	}()
-	select {
-	case <-done:
-		t.Fatalf("segment admitted with %d bytes below the socket (limit %d)", f.wmem, want)
-	case <-time.After(50 * time.Millisecond):
-	}
+	stillWaiting(t, done, "segment admitted over the limit")
 	q.completed(1)
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("TX completion did not release the waiting segment")
-	}
+	released(t, done, "TX completion did not release the waiting segment")
 	if st := q.waits; st != 1 || f.waits != 1 {
 		t.Fatalf("waits %d / %d, want 1", st, f.waits)
 	}
@@ -192,23 +204,11 @@ func TestRetransmitWaitsForItsOriginal(t *testing.T) {
 		admitAll(t, q, 100+1448, 1) // the second segment again
 		close(done)
 	}()
-	select {
-	case <-done:
-		t.Fatal("retransmission admitted while its original was in the ring")
-	case <-time.After(50 * time.Millisecond):
-	}
+	stillWaiting(t, done, "retransmission admitted while its original was in the ring")
 	q.completed(1) // the first segment only: the original is still there
-	select {
-	case <-done:
-		t.Fatal("retransmission admitted after an unrelated completion")
-	case <-time.After(50 * time.Millisecond):
-	}
+	stillWaiting(t, done, "retransmission admitted after an unrelated completion")
 	q.completed(1)
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("completion of the original did not release the retransmission")
-	}
+	released(t, done, "completion of the original did not release the retransmission")
 	if st := q.stats(); st.HeldRetransmits != 1 {
 		t.Fatalf("held retransmits %d, want 1", st.HeldRetransmits)
 	}
