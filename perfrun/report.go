@@ -22,6 +22,9 @@ func writeHeader(w io.Writer, r *Report) {
 		d.PRGEth0["raw"], d.PRGEth0["txdly"], d.PRGEth0["m250_div"], d.PRGEth0["m250_sel"], d.PRGEth0["rgmii_tx_clk_en"])
 	fmt.Fprintf(w, "TX delay: MAC %.0f ps [%s], PHY %s\n", d.EffectiveTX, d.EffectiveWhy, onOff(d.PHYTXDelay))
 	fmt.Fprintf(w, "RX delay: MAC %.0f ps, PHY %s\n", d.EffectiveRX, onOff(d.PHYRXDelay))
+	st := d.Stmmac
+	fmt.Fprintf(w, "stmmac:   Linux %s: IC every %d frames, TX timer %d us at HZ %d, RIWT 0x%02x (%.0f us)\n",
+		st.Tree, st.TxCoalFrames, st.TxCoalTimerUs, st.HZ, st.RIWT, st.RIWTMicros)
 	fmt.Fprintf(w, "link:     %s (after %.2f s)\n", d.Link, r.LinkUpSeconds)
 	fmt.Fprintf(w, "predicted frame loss (1514 B, random payload): TX %.3g, RX %.3g\n", d.PredictedTX, d.PredictedRX)
 	fmt.Fprintf(w, "time:     virtual, %.3g virtual s per wall s\n\n", r.TimeScale)

@@ -6,6 +6,8 @@ import (
 
 	"mesonemu/reg"
 	"mesonemu/soc/clk"
+	"mesonemu/stmmac"
+	stmmacdrv "mesonemu/stmmac/driver"
 )
 
 // Description is what `mesonemu clk`, `mesonemu regs` and the main job's header
@@ -33,9 +35,23 @@ type Description struct {
 	PredictedTX   float64         `json:"predicted_frame_loss_tx"`
 	PredictedRX   float64         `json:"predicted_frame_loss_rx"`
 	Link          string          `json:"link"`
+	// Stmmac is the ring driver's tuning: the Linux tree it follows and the
+	// values that shape TX completion and the RX interrupt.
+	Stmmac StmmacTuning `json:"stmmac"`
 	// WireError says why a wire direction has no valid timing (empty: none).
 	WireError string `json:"wire_error,omitempty"`
 	regs      map[string]string
+}
+
+// StmmacTuning is what the stmmac driver runs with (stmmacdrv.Trees).
+type StmmacTuning struct {
+	Tree          string  `json:"tree"`
+	TxCoalFrames  int     `json:"tx_coal_frames"`
+	TxCoalTimerUs int     `json:"tx_coal_timer_us"`
+	TimerPerFrame bool    `json:"tx_timer_armed_per_frame"`
+	HZ            int     `json:"hz"`
+	RIWT          uint32  `json:"riwt"`
+	RIWTMicros    float64 `json:"riwt_us"`
 }
 
 // RegisterJSON is a register's raw value and every field by its lower-case name.
@@ -90,6 +106,12 @@ func (s *Sim) Describe() (Description, error) {
 	hw.M.Unlock()
 	d.PredictedTX, d.PredictedRX = hw.PredictedLoss(1514)
 	d.Link = s.Guest.PHY.Status()
+	tree, _ := stmmacdrv.LookupTree(s.Opts.Kernel)
+	cfg := s.Guest.MAC.Config()
+	d.Stmmac = StmmacTuning{Tree: tree.Name, TxCoalFrames: cfg.TxCoalFrames, TxCoalTimerUs: cfg.TxCoalTimerUs,
+		TimerPerFrame: cfg.AlwaysArmTxTimer, HZ: cfg.HZ, RIWT: cfg.RIWT,
+		// RIWT counts 256 cycles of the CSR clock (clk81).
+		RIWTMicros: float64(cfg.RIWT) * 256 / stmmac.DefaultCSRClockHz * 1e6}
 	if err := hw.WireConfigErr(); err != nil {
 		d.WireError = err.Error()
 	}
