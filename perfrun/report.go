@@ -25,6 +25,9 @@ func writeHeader(w io.Writer, r *Report) {
 	st := d.Stmmac
 	fmt.Fprintf(w, "stmmac:   Linux %s: IC every %d frames, TX timer %d us at HZ %d, RIWT 0x%02x (%.0f us)\n",
 		st.Tree, st.TxCoalFrames, st.TxCoalTimerUs, st.HZ, st.RIWT, st.RIWTMicros)
+	if d.PCRxModerationUs > 0 {
+		fmt.Fprintf(w, "PC NIC:   interrupt moderation %.0f us\n", d.PCRxModerationUs)
+	}
 	fmt.Fprintf(w, "link:     %s (after %.2f s)\n", d.Link, r.LinkUpSeconds)
 	fmt.Fprintf(w, "predicted frame loss (1514 B, random payload): TX %.3g, RX %.3g\n", d.PredictedTX, d.PredictedRX)
 	fmt.Fprintf(w, "time:     virtual, %.3g virtual s per wall s\n\n", r.TimeScale)

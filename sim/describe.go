@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"mesonemu/emu"
 	"mesonemu/reg"
 	"mesonemu/soc/clk"
 	"mesonemu/stmmac"
@@ -38,6 +39,8 @@ type Description struct {
 	// Stmmac is the ring driver's tuning: the Linux tree it follows and the
 	// values that shape TX completion and the RX interrupt.
 	Stmmac StmmacTuning `json:"stmmac"`
+	// PCRxModerationUs is the PC NIC's interrupt moderation (0: none).
+	PCRxModerationUs float64 `json:"pc_rx_moderation_us"`
 	// WireError says why a wire direction has no valid timing (empty: none).
 	WireError string `json:"wire_error,omitempty"`
 	regs      map[string]string
@@ -106,6 +109,7 @@ func (s *Sim) Describe() (Description, error) {
 	hw.M.Unlock()
 	d.PredictedTX, d.PredictedRX = hw.PredictedLoss(1514)
 	d.Link = s.Guest.PHY.Status()
+	d.PCRxModerationUs = float64(s.Opts.FarEnd.RxDelay) / float64(emu.Microsecond)
 	tree, _ := stmmacdrv.LookupTree(s.Opts.Kernel)
 	cfg := s.Guest.MAC.Config()
 	d.Stmmac = StmmacTuning{Tree: tree.Name, TxCoalFrames: cfg.TxCoalFrames, TxCoalTimerUs: cfg.TxCoalTimerUs,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"mesonemu/emu"
 	"mesonemu/perfrun"
 	"mesonemu/platform"
 	"mesonemu/sim"
@@ -25,6 +26,7 @@ type flags struct {
 	speed                                                 int
 	// main job
 	duration      time.Duration
+	pcModeration  time.Duration
 	reverse       bool
 	parallel      int
 	cc, timeScale string
@@ -54,6 +56,7 @@ func (f *flags) register() *flag.FlagSet {
 	fs.IntVar(&f.speed, "speed", 0, "limit the link partner to 1000, 100 or 10 Mbit/s (default: no limit, 1000)")
 	fs.DurationVar(&f.duration, "time", 10*time.Second, "iperf3 test length in virtual time")
 	fs.BoolVar(&f.reverse, "reverse", false, "the PC sends and the board receives")
+	fs.DurationVar(&f.pcModeration, "pc-rx-moderation", 0, "the PC NIC's interrupt moderation: frames wait up to this long before its stack sees them (e.g. 250us, igb/e1000e at 4000 interrupts/s; default 0: none)")
 	fs.IntVar(&f.parallel, "parallel", 1, "parallel iperf3 streams")
 	fs.StringVar(&f.cc, "cc", "cubic", "TCP congestion control: cubic or reno")
 	fs.StringVar(&f.timeScale, "time-scale", "auto", "virtual seconds per wall second (auto = 0.25), or real with --tap")
@@ -141,6 +144,10 @@ func (f *flags) simOptions() (sim.Options, error) {
 	default:
 		return o, usagef("--phy-tx-delay %q: want on or off", f.phyTXDelay)
 	}
+	if f.pcModeration < 0 || f.pcModeration > time.Second {
+		return o, usagef("--pc-rx-moderation %v: want 0 to 1s", f.pcModeration)
+	}
+	o.FarEnd.RxDelay = emu.Time(f.pcModeration)
 	if o.Mechanism != platform.MechanismA && o.Mechanism != platform.MechanismB {
 		return o, usagef("--mechanism %q: want A or B", f.mechanism)
 	}

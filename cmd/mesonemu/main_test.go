@@ -41,6 +41,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--trace", "dma", "clk"}, "--trace \"dma\""},
 		{[]string{"--phy-tx-delay", "maybe", "clk"}, "--phy-tx-delay \"maybe\""},
 		{[]string{"--kernel", "v4.19", "clk"}, "kernel \"v4.19\": want one of v5.4, v5.5-rc"},
+		{[]string{"--pc-rx-moderation", "-1ms", "clk"}, "--pc-rx-moderation -1ms"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(c.args...)
