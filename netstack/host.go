@@ -150,10 +150,15 @@ func NewHost(cfg HostConfig) (*Host, error) {
 // Addr is the host's IPv4 address.
 func (h *Host) Addr() netip.Addr { return h.addr.Addr() }
 
-// Close shuts the stack and its endpoint down.
+// Close shuts the stack and its endpoint down. The endpoint's goroutines are
+// stopped and waited for before Stack.Wait: gVisor waits for link endpoints
+// with the stack's lock held, and a frame the RX goroutine is delivering at
+// that moment may need the same lock (a TCP reset looks up its route), which
+// deadlocked a close now and then.
 func (h *Host) Close() {
 	h.Stack.Close()
 	h.EP.Close()
+	h.EP.Wait()
 	h.Stack.Wait()
 }
 
