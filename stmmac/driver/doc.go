@@ -30,9 +30,10 @@
 //     from a zero-delay timer, like ksoftirqd).
 //
 // Assumptions and deviations (not in the reference):
-//   - Coalescing defaults are v5.4's (TX 1 frame / 1000 us, RIWT 0x10); v5.5 values
-//     (25 frames, RIWT 0xa0) are configuration. Timers fire at the exact
-//     microsecond unless Config.HZ asks for jiffies rounding.
+//   - DefaultConfig's coalescing is v5.4's (TX 1 frame / 1000 us, RIWT 0x10) and its
+//     timers fire at the exact microsecond unless Config.HZ asks for jiffies
+//     rounding. The board boots with a Tree applied (trees.go: v5.5-rc by default,
+//     25 frames, RIWT 0xa0, the TX timer re-armed per frame, HZ 100).
 //   - No checksum offload in either direction: CIC = 0 on TX, IPC left clear on RX.
 //     Linux on Amlogic would use both (the core reports TX COE and RX COE type 2).
 //   - CSR6 uses store-and-forward both ways and "threshold" reads 1 (SF_DMA_MODE),
