@@ -555,3 +555,38 @@ func TestConcurrentTransmit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTxCompletionReports: the TX completion hook hears of every frame exactly
+// once: at the TX clean that frees it (here the coalescing timer's), or when
+// Close frees what the ring still holds.
+func TestTxCompletionReports(t *testing.T) {
+	r := newFakeRig(t, func(c *Config) { c.TxCoalFrames = 25; c.HZ = 100 })
+	r.mac.loopback = false
+	var reported []int
+	r.drv.SetTxCompletion(func(n int) { reported = append(reported, n) })
+	r.up(t)
+	for i := range 10 {
+		if err := r.drv.Xmit(testFrame(60, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.m.Advance(5 * emu.Microsecond)
+	if len(reported) != 0 {
+		t.Fatalf("completions %v before any TX clean", reported)
+	}
+	r.m.Advance(20 * emu.Millisecond) // the 1 ms timer, on the next 10 ms tick
+	if fmt.Sprint(reported) != "[10]" {
+		t.Fatalf("completions %v after the timer, want [10]", reported)
+	}
+	for i := range 5 {
+		if err := r.drv.Xmit(testFrame(60, 10+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.drv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(reported) != "[10 5]" {
+		t.Fatalf("completions %v after Close, want [10 5]", reported)
+	}
+}

@@ -250,6 +250,12 @@ func (d *Driver) Close() error {
 	if err := d.rmw(dmaControl, func(v uint32) uint32 { return v &^ dmaControlST }); err != nil {
 		return fmt.Errorf("stmmac close: stop TX DMA: %w", err)
 	}
+	// dma_free_tx_skbufs: whatever the ring still holds is freed now, sent or
+	// not, so whoever waits for those frames' completion is told.
+	d.txMu.Lock()
+	left := (d.txCur - d.txDirty + d.cfg.TxRingSize) % d.cfg.TxRingSize
+	d.txMu.Unlock()
+	d.reportTxDone(left)
 	if err := d.macSet(false); err != nil {
 		return fmt.Errorf("stmmac close: %w", err)
 	}
