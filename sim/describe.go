@@ -49,6 +49,7 @@ type Description struct {
 // StmmacTuning is what the stmmac driver runs with (stmmacdrv.Trees).
 type StmmacTuning struct {
 	Tree          string  `json:"tree"`
+	Source        string  `json:"source"` // where the tree's numbers come from
 	TxCoalFrames  int     `json:"tx_coal_frames"`
 	TxCoalTimerUs int     `json:"tx_coal_timer_us"`
 	TimerPerFrame bool    `json:"tx_timer_armed_per_frame"`
@@ -112,7 +113,7 @@ func (s *Sim) Describe() (Description, error) {
 	d.PCRxModerationUs = float64(s.Opts.FarEnd.RxDelay) / float64(emu.Microsecond)
 	tree, _ := stmmacdrv.LookupTree(s.Opts.Kernel)
 	cfg := s.Guest.MAC.Config()
-	d.Stmmac = StmmacTuning{Tree: tree.Name, TxCoalFrames: cfg.TxCoalFrames, TxCoalTimerUs: cfg.TxCoalTimerUs,
+	d.Stmmac = StmmacTuning{Tree: tree.Name, Source: tree.Why, TxCoalFrames: cfg.TxCoalFrames, TxCoalTimerUs: cfg.TxCoalTimerUs,
 		TimerPerFrame: cfg.AlwaysArmTxTimer, HZ: cfg.HZ, RIWT: cfg.RIWT,
 		// RIWT counts 256 cycles of the CSR clock (clk81).
 		RIWTMicros: float64(cfg.RIWT) * 256 / stmmac.DefaultCSRClockHz * 1e6}
