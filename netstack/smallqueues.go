@@ -84,7 +84,7 @@ type seqRange struct{ seq, end uint32 }
 
 type tsqFlow struct {
 	wmem     int        // truesize of this flow's frames below the socket
-	inHost   []seqRange // those frames, oldest first (qdisc, then the ring)
+	inHost   fifo[seqRange] // those frames, oldest first (qdisc, then the ring)
 	una, nxt uint32
 	started  bool
 	srtt     time.Duration
@@ -98,7 +98,7 @@ type tsqFlow struct {
 // stillInHost is skb_still_in_host_queue: the original of a retransmission
 // has not been freed by TX completion yet.
 func (f *tsqFlow) stillInHost(r seqRange) bool {
-	for _, h := range f.inHost {
+	for _, h := range f.inHost.live() {
 		if seqAfter(r.end, h.seq) && seqAfter(h.end, r.seq) {
 			return true
 		}
@@ -108,9 +108,9 @@ func (f *tsqFlow) stillInHost(r seqRange) bool {
 
 // leaveHost forgets a frame that was freed (normally the oldest).
 func (f *tsqFlow) leaveHost(r seqRange) {
-	for i, h := range f.inHost {
+	for i, h := range f.inHost.live() {
 		if h == r {
-			f.inHost = append(f.inHost[:i], f.inHost[i+1:]...)
+			f.inHost.removeAt(i)
 			return
 		}
 	}
@@ -131,7 +131,7 @@ type smallQueues struct {
 	changed *sync.Cond
 	closed  bool
 	flows   map[flowKey]*tsqFlow
-	inNIC   []pending // frames the card holds, oldest first
+	inNIC   fifo[pending] // frames the card holds, oldest first
 	queued  int       // tracked frames between WritePackets and the card
 	waits   uint64
 	held    uint64
@@ -256,7 +256,7 @@ waiting:
 	}
 	ts := skbTruesize(len(frame))
 	f.wmem += ts
-	f.inHost = append(f.inHost, r)
+	f.inHost.push(r)
 	f.sent += uint64(seg.payload)
 	q.queued++
 	return pending{flow: f, truesize: ts, r: r}, true
@@ -281,16 +281,16 @@ func (q *smallQueues) toNIC(p pending) {
 	if p.flow != nil {
 		q.queued--
 	}
-	q.inNIC = append(q.inNIC, p)
+	q.inNIC.push(p)
 	q.mu.Unlock()
 }
 
 // notTaken undoes toNIC for the frame the card just refused.
 func (q *smallQueues) notTaken() {
 	q.mu.Lock()
-	if n := len(q.inNIC); n > 0 {
-		q.release(q.inNIC[n-1])
-		q.inNIC = q.inNIC[:n-1]
+	if n := q.inNIC.len(); n > 0 {
+		q.release(q.inNIC.live()[n-1])
+		q.inNIC.removeAt(n - 1)
 	}
 	q.mu.Unlock()
 	q.changed.Broadcast()
@@ -317,11 +317,9 @@ func (q *smallQueues) release(p pending) {
 // completed is the card's TX completion: the oldest frames are freed.
 func (q *smallQueues) completed(frames int) {
 	q.mu.Lock()
-	n := min(frames, len(q.inNIC))
-	for _, p := range q.inNIC[:n] {
+	for _, p := range q.inNIC.popFront(frames) {
 		q.release(p)
 	}
-	q.inNIC = append(q.inNIC[:0], q.inNIC[n:]...)
 	q.mu.Unlock()
 	q.changed.Broadcast()
 }

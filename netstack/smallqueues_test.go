@@ -91,8 +91,8 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 	q.completed(100)
 	clk.Advance(500 * time.Microsecond)
 	q.received(ackFrame(1000 + 10*1448))
-	if f.srtt != 500*time.Microsecond || f.wmem != 0 || len(q.inNIC) != 0 {
-		t.Fatalf("srtt %v wmem %d inNIC %d", f.srtt, f.wmem, len(q.inNIC))
+	if f.srtt != 500*time.Microsecond || f.wmem != 0 || q.inNIC.len() != 0 {
+		t.Fatalf("srtt %v wmem %d inNIC %d", f.srtt, f.wmem, q.inNIC.len())
 	}
 	// 90 segments in flight, slow start (200 %): rate 2*90*1448/500us = 521 MB/s,
 	// 509 KB per 1.024 ms: the pacing term is the limit.
