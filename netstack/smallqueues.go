@@ -83,7 +83,7 @@ type sentMark struct {
 type seqRange struct{ seq, end uint32 }
 
 type tsqFlow struct {
-	wmem     int        // truesize of this flow's frames below the socket
+	wmem     int            // truesize of this flow's frames below the socket
 	inHost   fifo[seqRange] // those frames, oldest first (qdisc, then the ring)
 	una, nxt uint32
 	started  bool
@@ -132,7 +132,7 @@ type smallQueues struct {
 	closed  bool
 	flows   map[flowKey]*tsqFlow
 	inNIC   fifo[pending] // frames the card holds, oldest first
-	queued  int       // tracked frames between WritePackets and the card
+	queued  int           // tracked frames between WritePackets and the card
 	waits   uint64
 	held    uint64
 }
