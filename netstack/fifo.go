@@ -31,6 +31,9 @@ func (q *fifo[T]) popFront(n int) []T {
 	return out
 }
 
+// reset empties the queue, keeping its storage.
+func (q *fifo[T]) reset() { q.items, q.head = q.items[:0], 0 }
+
 // removeAt removes the i-th live item (0 is the oldest).
 func (q *fifo[T]) removeAt(i int) {
 	if i == 0 {

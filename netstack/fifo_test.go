@@ -39,4 +39,8 @@ func TestFIFO(t *testing.T) {
 	if len(q.items) > 2*q.len()+200 {
 		t.Fatalf("backing slice %d for %d live items: not compacted", len(q.items), q.len())
 	}
+	q.reset()
+	if q.len() != 0 || len(q.live()) != 0 {
+		t.Fatalf("after reset: %d live", q.len())
+	}
 }

@@ -89,10 +89,10 @@ type tsqFlow struct {
 	started  bool
 	srtt     time.Duration
 	lossSeen bool
-	marks    []sentMark
-	waits    uint64 // times the flow had to wait for TX completion
-	held     uint64 // retransmissions held while the original was in the host
-	sent     uint64 // payload bytes admitted
+	marks    fifo[sentMark] // segments awaiting their ACK, for RTT samples
+	waits    uint64         // times the flow had to wait for TX completion
+	held     uint64         // retransmissions held while the original was in the host
+	sent     uint64         // payload bytes admitted
 }
 
 // stillInHost is skb_still_in_host_queue: the original of a retransmission
@@ -243,16 +243,16 @@ waiting:
 	}
 	if !f.started || seqAfter(end, f.nxt) {
 		if f.started && seqAfter(f.nxt, seg.seq) {
-			f.marks = f.marks[:0] // partly old data: no clean RTT sample
+			f.marks.reset() // partly old data: no clean RTT sample
 			f.lossSeen = true
 		} else {
-			f.marks = append(f.marks, sentMark{end: end, at: q.now()})
+			f.marks.push(sentMark{end: end, at: q.now()})
 		}
 		f.nxt, f.started = end, true
 	} else {
 		// A retransmission: its ACK would not tell which copy it answers.
 		f.lossSeen = true
-		f.marks = f.marks[:0]
+		f.marks.reset()
 	}
 	ts := skbTruesize(len(frame))
 	f.wmem += ts
@@ -340,7 +340,7 @@ func (q *smallQueues) received(frame []byte) {
 	}
 	f.una = seg.ack
 	covered := 0
-	for _, m := range f.marks {
+	for _, m := range f.marks.live() {
 		if seqAfter(m.end, seg.ack) {
 			break
 		}
@@ -348,13 +348,13 @@ func (q *smallQueues) received(frame []byte) {
 	}
 	if covered > 0 {
 		// tcp_clean_rtx_queue's seq_rtt: from the oldest segment newly acked.
-		rtt := q.now() - f.marks[0].at
+		rtt := q.now() - f.marks.live()[0].at
 		if f.srtt == 0 {
 			f.srtt = rtt
 		} else {
 			f.srtt += (rtt - f.srtt) / 8
 		}
-		f.marks = append(f.marks[:0], f.marks[covered:]...)
+		f.marks.popFront(covered)
 	}
 	q.mu.Unlock()
 	q.changed.Broadcast()

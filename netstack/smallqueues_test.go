@@ -137,8 +137,8 @@ func TestSmallQueuesBookkeeping(t *testing.T) {
 	// congestion avoidance from now on.
 	q.completed(3)
 	admitAll(t, q, 5000, 1)
-	if !f.lossSeen || len(f.marks) != 0 {
-		t.Fatalf("after a retransmission: lossSeen %v, %d RTT marks", f.lossSeen, len(f.marks))
+	if !f.lossSeen || f.marks.len() != 0 {
+		t.Fatalf("after a retransmission: lossSeen %v, %d RTT marks", f.lossSeen, f.marks.len())
 	}
 	clk.Advance(time.Millisecond)
 	q.received(ackFrame(seq))
