@@ -26,6 +26,16 @@ func (f *flags) boot(stderr io.Writer) (*sim.Sim, error) {
 	return sim.New(so)
 }
 
+// bootDescribed boots the board and describes what the guest chose.
+func (f *flags) bootDescribed(stderr io.Writer) (*sim.Sim, sim.Description, error) {
+	s, err := f.boot(stderr)
+	if err != nil {
+		return nil, sim.Description{}, err
+	}
+	d, err := s.Describe()
+	return s, d, err
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -34,11 +44,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // cmdDescribe prints `clk` (the clock summary) or `regs` (decoded registers).
 func cmdDescribe(cmd string, f *flags, stdout, stderr io.Writer) error {
-	s, err := f.boot(stderr)
-	if err != nil {
-		return err
-	}
-	d, err := s.Describe()
+	s, d, err := f.bootDescribed(stderr)
 	if err != nil {
 		return err
 	}

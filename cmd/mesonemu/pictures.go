@@ -61,11 +61,7 @@ func cmdScan(f *flags, stdout, stderr io.Writer) error {
 }
 
 func cmdEye(f *flags, stdout, stderr io.Writer) error {
-	s, err := f.boot(stderr)
-	if err != nil {
-		return err
-	}
-	d, err := s.Describe()
+	s, d, err := f.bootDescribed(stderr)
 	if err != nil {
 		return err
 	}
