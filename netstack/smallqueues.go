@@ -90,8 +90,6 @@ type tsqFlow struct {
 	srtt     time.Duration
 	lossSeen bool
 	marks    fifo[sentMark] // segments awaiting their ACK, for RTT samples
-	waits    uint64         // times the flow had to wait for TX completion
-	held     uint64         // retransmissions held while the original was in the host
 	sent     uint64         // payload bytes admitted
 }
 
@@ -132,9 +130,8 @@ type smallQueues struct {
 	closed  bool
 	flows   map[flowKey]*tsqFlow
 	inNIC   fifo[pending] // frames the card holds, oldest first
-	queued  int           // tracked frames between WritePackets and the card
-	waits   uint64
-	held    uint64
+	waits   uint64        // segments that waited for TX completion (TSQ_THROTTLED)
+	held    uint64        // retransmissions held while their original was in the host
 }
 
 func newSmallQueues(clock tcpip.Clock, mtu uint32) *smallQueues {
@@ -231,9 +228,9 @@ waiting:
 	for !q.closed {
 		switch {
 		case retrans && f.stillInHost(r):
-			q.wait(&held, &f.held, &q.held)
+			q.wait(&held, &q.held)
 		case f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f):
-			q.wait(&throttled, &f.waits, &q.waits)
+			q.wait(&throttled, &q.waits)
 		default:
 			break waiting
 		}
@@ -258,18 +255,15 @@ waiting:
 	f.wmem += ts
 	f.inHost.push(r)
 	f.sent += uint64(seg.payload)
-	q.queued++
 	return pending{flow: f, truesize: ts, r: r}, true
 }
 
 // wait sleeps until the queue changes; the first wait of a kind for one frame
 // is counted. Lock held.
-func (q *smallQueues) wait(counted *bool, counters ...*uint64) {
+func (q *smallQueues) wait(counted *bool, counter *uint64) {
 	if !*counted {
 		*counted = true
-		for _, c := range counters {
-			*c++
-		}
+		*counter++
 	}
 	q.changed.Wait()
 }
@@ -278,9 +272,6 @@ func (q *smallQueues) wait(counted *bool, counters ...*uint64) {
 // called, so that a completion can never overtake it.
 func (q *smallQueues) toNIC(p pending) {
 	q.mu.Lock()
-	if p.flow != nil {
-		q.queued--
-	}
 	q.inNIC.push(p)
 	q.mu.Unlock()
 }
@@ -299,9 +290,6 @@ func (q *smallQueues) notTaken() {
 // dropped frees a frame that never reached the card (the endpoint closed).
 func (q *smallQueues) dropped(p pending) {
 	q.mu.Lock()
-	if p.flow != nil {
-		q.queued--
-	}
 	q.release(p)
 	q.mu.Unlock()
 	q.changed.Broadcast()
