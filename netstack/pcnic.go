@@ -2,7 +2,6 @@ package netstack
 
 import (
 	"errors"
-	"time"
 
 	"mesonemu/emu"
 	"mesonemu/farend"
@@ -32,7 +31,8 @@ func (p *PCNIC) Transmit(frame []byte) error {
 		select {
 		case <-p.done:
 			return ErrClosed
-		case <-time.After(p.m.WallDuration(12 * emu.Microsecond)):
+		default:
+			emu.SleepWall(p.m.WallDuration(12 * emu.Microsecond))
 		}
 	}
 }
