@@ -301,9 +301,7 @@ func (m *Machine) Advance(d Time) {
 
 // RunPaced drives the machine against wall time until ctx ends: virtual time
 // runs at scale × wall time (scale 1 is real time). Events run when their virtual
-// time has come, and interrupts are delivered from this goroutine. The loop
-// sleeps with the kernel's timer, not Go's (wallsleep.go): a Go timer woke it up
-// to a millisecond late, and every interrupt handler with it.
+// time has come, and interrupts are delivered from this goroutine.
 func (m *Machine) RunPaced(ctx context.Context, scale float64) {
 	m.mu.Lock()
 	if scale <= 0 {
@@ -314,7 +312,6 @@ func (m *Machine) RunPaced(ctx context.Context, scale float64) {
 	m.mu.Unlock()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	defer preciseThread()()
 	for {
 		m.mu.Lock()
 		limit := p.now()
@@ -334,18 +331,7 @@ func (m *Machine) RunPaced(ctx context.Context, scale float64) {
 		if has {
 			wait = p.wallDuration(next - p.now())
 		}
-		if wait <= shortSleepLimit {
-			// Sleep in short precise steps, looking for kicks in between.
-			select {
-			case <-ctx.Done():
-				return
-			case <-m.wake:
-			default:
-				sleepKernel(min(wait, pollStep))
-			}
-			continue
-		}
-		timer.Reset(wait - shortSleepLimit)
+		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return

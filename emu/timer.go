@@ -1,5 +1,7 @@
 package emu
 
+import "time"
+
 // GuestTimer is a guest kernel timer (hrtimer/timer_list on the emulated CPU's
 // architected timer). It fires in virtual time like any hardware event, but its
 // callback is guest code, so it runs outside the machine lock, from the run loop,
@@ -90,5 +92,5 @@ func (m *Machine) GuestDelay(d Time) {
 		m.Advance(d)
 		return
 	}
-	SleepWall(p.wallDuration(d))
+	time.Sleep(p.wallDuration(d))
 }

@@ -2,6 +2,7 @@ package netstack
 
 import (
 	"sync"
+	"time"
 
 	"mesonemu/emu"
 )
@@ -44,7 +45,7 @@ func (c *CPU) Charge(n int) {
 	ahead := c.busyUntil - now
 	c.mu.Unlock()
 	if ahead > slack {
-		emu.SleepWall(c.m.WallDuration(ahead - slack))
+		time.Sleep(c.m.WallDuration(ahead - slack))
 	}
 }
 

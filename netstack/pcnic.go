@@ -2,6 +2,7 @@ package netstack
 
 import (
 	"errors"
+	"time"
 
 	"mesonemu/emu"
 	"mesonemu/farend"
@@ -31,8 +32,7 @@ func (p *PCNIC) Transmit(frame []byte) error {
 		select {
 		case <-p.done:
 			return ErrClosed
-		default:
-			emu.SleepWall(p.m.WallDuration(12 * emu.Microsecond))
+		case <-time.After(p.m.WallDuration(12 * emu.Microsecond)):
 		}
 	}
 }

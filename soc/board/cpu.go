@@ -17,11 +17,9 @@ type CPU struct {
 // fixed driver's 10 s iperf3 run gives the commit's 778 Mbit/s (927 MiB in 10 s,
 // CPU-bound with 570-885 Mbit/s per 1 s interval); it is the only parameter of
 // the TCP-level model fitted to a measurement. Everything the pre-fix run shows
-// (throughput, retransmits) is then a prediction. (It read 9500 until the paced
-// run loop stopped oversleeping on Go's millisecond timers: those stalls had
-// idled the modelled CPU and were part of what the old value absorbed.)
+// (throughput, retransmits) is then a prediction.
 var odroidC1CPU = CPU{
-	PerPacketNs: 12100,
+	PerPacketNs: 9500,
 	PerByteNs:   1.0,
 	Source: "per-byte: estimate (Cortex-A5 1.5 GHz, ~1 byte/ns copy+checksum, UNCONFIRMED); " +
 		"per-packet: CALIBRATED to the fixed driver's 778 Mbit/s iperf3 run (fix commit text)",

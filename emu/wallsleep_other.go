@@ -1,9 +1,0 @@
-//go:build !linux
-
-package emu
-
-import "time"
-
-func sleepKernel(d time.Duration) { time.Sleep(d) }
-
-func preciseThread() func() { return func() {} }
