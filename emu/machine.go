@@ -301,7 +301,9 @@ func (m *Machine) Advance(d Time) {
 
 // RunPaced drives the machine against wall time until ctx ends: virtual time
 // runs at scale × wall time (scale 1 is real time). Events run when their virtual
-// time has come, and interrupts are delivered from this goroutine.
+// time has come, and interrupts are delivered from this goroutine. It sleeps on
+// Go's timers, which wake an idle process up to ~1 ms late: handlers then run late
+// in virtual time (BenchmarkPacedWakeLateness; README, Known gaps).
 func (m *Machine) RunPaced(ctx context.Context, scale float64) {
 	m.mu.Lock()
 	if scale <= 0 {
