@@ -54,6 +54,13 @@ type Row struct {
 	ThroughputSpread   float64 `json:"throughput_bps_stddev"`
 	Retransmits        float64 `json:"retransmits"`
 	RetransmitsSpread  float64 `json:"retransmits_stddev"`
+	// PathRTTMicros is the board's data flow's round trip under load (link-layer
+	// srtt, as perfrun reports it), mean over the seeds.
+	PathRTTMicros float64 `json:"path_rtt_us"`
+	// ImpliedRTTMicros is the round trip at which Mathis's rule gives the real
+	// board's throughput at this row's measured loss (0: no real throughput or no
+	// loss): what the emulated path would need to reproduce the real number.
+	ImpliedRTTMicros float64 `json:"implied_rtt_us,omitempty"`
 	// LinkDead: frames do not get through (measured loss above 50 %), so TCP
 	// cannot connect and no iperf3 test runs.
 	LinkDead        bool    `json:"link_dead"`
@@ -106,7 +113,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 func runRow(ctx context.Context, o Options, c Config) (Row, error) {
 	row := Row{Name: c.Name, Driver: c.Driver, TxDelayNs: c.TxDelayNs, PhyMode: c.PhyMode, PHYTXDelay: c.PHYTXDelay,
 		Seeds: o.Seeds, Reported: c.Reported, ReportedMbps: c.ReportedMbps, ReportedRetrans: c.ReportedRetrans}
-	var tput, retr, loss []float64
+	var tput, retr, loss, rtt []float64
 	for seed := uint64(1); seed <= uint64(o.Seeds); seed++ {
 		d := c.TxDelayNs
 		so := sim.Options{Board: o.Board, Driver: c.Driver, TxDelayNs: &d, PhyMode: c.PhyMode, Seed: seed}
@@ -132,6 +139,7 @@ func runRow(ctx context.Context, o Options, c Config) (Row, error) {
 		row.ClockChain, row.EffectiveTXDelayPs = rep.ClockChain, rep.EffectiveTX
 		tput = append(tput, rep.ThroughputBps)
 		retr = append(retr, float64(rep.Retransmits))
+		rtt = append(rtt, rep.PathSRTTMicros)
 		loss = append(loss, rep.MeasuredLoss)
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "  %-16s seed %d: %6.1f Mbit/s, %d retransmits, %.3f %% of data frames lost\n",
@@ -150,7 +158,27 @@ func runRow(ctx context.Context, o Options, c Config) (Row, error) {
 	row.ThroughputBps, row.ThroughputSpread = meanStd(tput)
 	row.Retransmits, row.RetransmitsSpread = meanStd(retr)
 	row.MeasuredFrameLoss, _ = meanStd(loss)
+	row.PathRTTMicros, _ = meanStd(rtt)
+	if !row.LinkDead && row.ReportedMbps > 0 {
+		row.ImpliedRTTMicros = impliedRTT(row.ReportedMbps*1e6, row.MeasuredFrameLoss).Seconds() * 1e6
+	}
 	return row, nil
+}
+
+// Mathis et al.'s rule, BW = MSS/RTT × C/√p, as rgmii-timing.md §8.2 applies it:
+// MSS 1448 bytes (1500 MTU with TCP timestamps) and C = √(3/2), since Linux
+// counts ACKed bytes and delayed ACKs do not halve its window growth.
+const mathisMSSBytes = 1448
+
+var mathisC = math.Sqrt(1.5)
+
+// impliedRTT is the round trip at which the rule gives throughput bps at frame
+// loss p (0 when p is not a loss rate).
+func impliedRTT(bps, p float64) time.Duration {
+	if p <= 0 || p >= 1 || bps <= 0 {
+		return 0
+	}
+	return time.Duration(mathisMSSBytes * 8 * mathisC / (bps * math.Sqrt(p)) * float64(time.Second))
 }
 
 func meanStd(x []float64) (mean, sd float64) {
@@ -173,8 +201,8 @@ func meanStd(x []float64) (mean, sd float64) {
 // WriteTable prints the comparison.
 func WriteTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "%s, %.0f s iperf3 per run (virtual time)\n\n", r.Board, r.DurationSec)
-	fmt.Fprintf(w, "%-16s %-8s %-5s %-10s %-5s %9s %10s %10s %17s %13s   %s\n",
-		"configuration", "driver", "delay", "phy-mode", "PHY", "MAC ps", "predicted", "measured", "throughput", "retransmits", "real board")
+	fmt.Fprintf(w, "%-16s %-8s %-5s %-10s %-5s %9s %10s %10s %17s %13s %9s   %s\n",
+		"configuration", "driver", "delay", "phy-mode", "PHY", "MAC ps", "predicted", "measured", "throughput", "retransmits", "path RTT", "real board")
 	for _, x := range r.Rows {
 		phy := "off"
 		if x.PHYTXDelay || x.PhyMode == "rgmii-txid" || x.PhyMode == "rgmii-id" {
@@ -186,13 +214,21 @@ func WriteTable(w io.Writer, r *Result) {
 			tp = fmt.Sprintf("%.1f±%.1f", x.ThroughputBps/1e6, x.ThroughputSpread/1e6)
 			rt = fmt.Sprintf("%.0f±%.0f", x.Retransmits, x.RetransmitsSpread)
 		}
+		pr := fmt.Sprintf("%.0f us", x.PathRTTMicros)
 		if x.LinkDead {
-			tp, rt = "link dead", "-"
+			tp, rt, pr = "link dead", "-", "-"
 		}
-		fmt.Fprintf(w, "%-16s %-8s %2d ns %-10s %-5s %9.0f %10.3g %9.3f%% %17s %13s   %s%s\n",
-			x.Name, x.Driver, x.TxDelayNs, x.PhyMode, phy, x.EffectiveTXDelayPs, x.PredictedFrameLoss, 100*x.MeasuredFrameLoss, tp, rt, x.Reported, ratio(x))
+		fmt.Fprintf(w, "%-16s %-8s %2d ns %-10s %-5s %9.0f %10.3g %9.3f%% %17s %13s %9s   %s%s\n",
+			x.Name, x.Driver, x.TxDelayNs, x.PhyMode, phy, x.EffectiveTXDelayPs, x.PredictedFrameLoss, 100*x.MeasuredFrameLoss, tp, rt, pr, x.Reported, ratio(x))
 	}
 	fmt.Fprintf(w, "\nmeasured = frame loss of the board's data frames (TCP runs) or of 1514-byte test frames (dead links)\n")
+	fmt.Fprintf(w, "path RTT = the board's data flow's round trip under load (link-layer srtt)\n")
+	for _, x := range r.Rows {
+		if x.ImpliedRTTMicros > 0 {
+			fmt.Fprintf(w, "%s: at the measured loss the real %.0f Mbit/s need a round trip of %.0f us by Mathis's rule (C = 1.22, MSS 1448); the emulated path has %.0f us\n",
+				x.Name, x.ReportedMbps, x.ImpliedRTTMicros, x.PathRTTMicros)
+		}
+	}
 }
 
 func ratio(x Row) string {

@@ -38,6 +38,9 @@ func TestOutcomeMatrixShape(t *testing.T) {
 			if row.Retransmits == 0 || row.MeasuredFrameLoss < 0.002 || row.MeasuredFrameLoss > 0.006 {
 				t.Errorf("%s: %.0f retransmits, loss %.4f", row.Name, row.Retransmits, row.MeasuredFrameLoss)
 			}
+			if row.PathRTTMicros < 50 || row.PathRTTMicros > 5000 || row.ImpliedRTTMicros < 1000 || row.ImpliedRTTMicros > 2500 {
+				t.Errorf("%s: path RTT %.0f us, implied %.0f us", row.Name, row.PathRTTMicros, row.ImpliedRTTMicros)
+			}
 			if row.EffectiveTXDelayPs < 7999 || row.EffectiveTXDelayPs > 8001 {
 				t.Errorf("%s: effective TX delay %.1f ps, want 8000", row.Name, row.EffectiveTXDelayPs)
 			}
@@ -45,7 +48,29 @@ func TestOutcomeMatrixShape(t *testing.T) {
 	}
 	var b bytes.Buffer
 	WriteTable(&b, r)
-	if !strings.Contains(b.String(), "link dead") || !strings.Contains(b.String(), "153 Mbit/s, 514 retransmits") {
+	if !strings.Contains(b.String(), "link dead") || !strings.Contains(b.String(), "153 Mbit/s, 514 retransmits") ||
+		!strings.Contains(b.String(), "before the fix: at the measured loss the real 153 Mbit/s need a round trip of") {
 		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// TestImpliedRTT checks the rule against rgmii-timing.md §8.2: 152.7 Mbit/s at
+// 0.388 % loss needs 1.49 ms; lossless or meaningless inputs give 0.
+func TestImpliedRTT(t *testing.T) {
+	cases := []struct {
+		bps, p     float64
+		wantMicros float64
+	}{
+		{152.7e6, 0.00388, 1490},
+		{152.7e6, 0.00388 * 4, 745}, // four times the loss: half the round trip
+		{778e6, 0, 0},
+		{153e6, 1, 0},
+		{0, 0.004, 0},
+	}
+	for _, c := range cases {
+		got := impliedRTT(c.bps, c.p).Seconds() * 1e6
+		if got < c.wantMicros-5 || got > c.wantMicros+5 {
+			t.Errorf("impliedRTT(%.1f Mbit/s, %.5f) = %.0f us, want %.0f", c.bps/1e6, c.p, got, c.wantMicros)
+		}
 	}
 }
