@@ -225,8 +225,8 @@ func WriteTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "path RTT = the board's data flow's round trip under load (link-layer srtt)\n")
 	for _, x := range r.Rows {
 		if x.ImpliedRTTMicros > 0 {
-			fmt.Fprintf(w, "%s: at the measured loss the real %.0f Mbit/s need a round trip of %.0f us by Mathis's rule (C = 1.22, MSS 1448); the emulated path has %.0f us\n",
-				x.Name, x.ReportedMbps, x.ImpliedRTTMicros, x.PathRTTMicros)
+			fmt.Fprintf(w, "%s: at the measured loss the real %.0f Mbit/s need a round trip of %.0f us by Mathis's rule (C = %.2f, MSS %d); the emulated path has %.0f us\n",
+				x.Name, x.ReportedMbps, x.ImpliedRTTMicros, mathisC, mathisMSSBytes, x.PathRTTMicros)
 		}
 	}
 }
