@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
 	"gvisor.dev/gvisor/pkg/tcpip/adapters/gonet"
@@ -44,6 +45,7 @@ type Host struct {
 	Stack *stack.Stack
 	EP    *Endpoint
 	addr  netip.Prefix
+	clock tcpip.Clock
 
 	mu    sync.Mutex
 	conns []*Conn // every connection opened, for the drop counters
@@ -144,11 +146,74 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	}
 	subnet := pa.AddressWithPrefix.Subnet()
 	s.SetRouteTable([]tcpip.Route{{Destination: subnet, NIC: 1}})
-	return &Host{Name: cfg.Name, Stack: s, EP: ep, addr: cfg.Addr}, nil
+	return &Host{Name: cfg.Name, Stack: s, EP: ep, addr: cfg.Addr, clock: cfg.Clock}, nil
 }
 
 // Addr is the host's IPv4 address.
 func (h *Host) Addr() netip.Addr { return h.addr.Addr() }
+
+// lingerPoll is how often Linger looks at the connections' states.
+const lingerPoll = time.Millisecond
+
+// Linger does what a kernel does when a program exits: it closes every
+// connection the host opened or accepted (a FIN, or a reset where unread data
+// remains, as Linux does) and keeps the stack retransmitting until none still
+// has data or a FIN that the peer has not acknowledged, up to limit on the
+// host's clock or until ctx ends. It returns how many were still unsettled.
+// Close without it aborts the connections (RST), so a last message lost on
+// the wire (iperf3's IPERF_DONE, say) would never reach a peer that waits for
+// it.
+func (h *Host) Linger(ctx context.Context, limit time.Duration) int {
+	var start tcpip.MonotonicTime
+	if h.clock != nil {
+		start = h.clock.NowMonotonic()
+	}
+	h.mu.Lock()
+	conns := append([]*Conn(nil), h.conns...)
+	h.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close() // already closed by the program: nothing to do
+	}
+	wallStart := time.Now()
+	tick := time.NewTicker(lingerPoll)
+	defer tick.Stop()
+	for {
+		n := h.unsettled()
+		if n == 0 {
+			return 0
+		}
+		elapsed := time.Since(wallStart)
+		if h.clock != nil {
+			elapsed = h.clock.NowMonotonic().Sub(start)
+		}
+		if elapsed >= limit {
+			return n
+		}
+		select {
+		case <-ctx.Done():
+			return n
+		case <-tick.C:
+		}
+	}
+}
+
+// unsettled counts the connections whose own sending is not over: every
+// state in which the host may still (re)transmit data or its FIN. FIN-WAIT-2,
+// TIME-WAIT and CLOSED are settled: our FIN was acknowledged, or the
+// connection is gone.
+func (h *Host) unsettled() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.conns {
+		switch tcp.EndpointState(c.ep.State()) {
+		case tcp.StateSynSent, tcp.StateSynRecv, tcp.StateConnecting, tcp.StateEstablished,
+			tcp.StateCloseWait, tcp.StateFinWait1, tcp.StateClosing, tcp.StateLastAck:
+			n++
+		}
+	}
+	return n
+}
 
 // Close shuts the stack and its endpoint down. The endpoint's goroutines are
 // stopped and waited for before Stack.Wait: gVisor waits for link endpoints

@@ -21,6 +21,11 @@ import (
 // drainTime lets frames in flight reach the host before the bridge closes.
 const drainTime = 20 * time.Millisecond
 
+// lingerLimit bounds how long the board's stack keeps retransmitting after its
+// iperf3 has ended, as a kernel does for a program's closed sockets: 3 s
+// covers four retransmissions at gVisor's 200 ms minimum RTO, backing off.
+const lingerLimit = 3 * time.Second
+
 // DefaultBoardIP is the board's address on the TAP link (RFC 2544's
 // benchmarking range); the host side is expected at 198.18.1.1/24.
 var DefaultBoardIP = netip.MustParsePrefix("198.18.1.2/24")
@@ -205,12 +210,23 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 		code = iperf3.Main(ctx, o.Iperf3Args, env)
 	}
 
+	// iperf3 has ended; its last message (IPERF_DONE, a FIN) may have been
+	// lost on the wire, and the host's iperf3 waits for it. The board's stack
+	// keeps retransmitting until the host has acknowledged everything, as
+	// Linux does after a program exits. Not after ctx ended (the user asked to
+	// stop).
+	if ctx.Err() == nil {
+		if n := board.Linger(ctx, lingerLimit); n != 0 {
+			fmt.Fprintf(stderr, "mesonemu: %d connection(s) still had unacknowledged data or FIN %v after iperf3 ended; "+
+				"the board stops with them unsettled\n", n, lingerLimit)
+		}
+	}
 	// Shut down in the frame path's order: the stack stops sending, the
 	// bridge stops (closing the TAP), then the machine; the capture is
 	// flushed last, when nothing can add to it.
 	board.Close()
 	boardOpen = false
-	// The stack's last frames (RSTs for connections it aborted) are still
+	// The stack's last frames (the ACK of the host's FIN) may still be
 	// crossing DMA, wire and bridge; give them 1000 frame times at 1 Gbit/s.
 	time.Sleep(drainTime)
 	closeErr := bridge.Close()
