@@ -45,7 +45,7 @@ type Host struct {
 	Stack *stack.Stack
 	EP    *Endpoint
 	addr  netip.Prefix
-	clock tcpip.Clock
+	clock tcpip.Clock // the stack's: cfg.Clock, or gVisor's wall clock
 
 	mu    sync.Mutex
 	conns []*Conn // every connection opened, for the drop counters
@@ -146,7 +146,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	}
 	subnet := pa.AddressWithPrefix.Subnet()
 	s.SetRouteTable([]tcpip.Route{{Destination: subnet, NIC: 1}})
-	return &Host{Name: cfg.Name, Stack: s, EP: ep, addr: cfg.Addr, clock: cfg.Clock}, nil
+	return &Host{Name: cfg.Name, Stack: s, EP: ep, addr: cfg.Addr, clock: s.Clock()}, nil
 }
 
 // Addr is the host's IPv4 address.
@@ -160,21 +160,17 @@ const lingerPoll = time.Millisecond
 // remains, as Linux does) and keeps the stack retransmitting until none still
 // has data or a FIN that the peer has not acknowledged, up to limit on the
 // host's clock or until ctx ends. It returns how many were still unsettled.
-// Close without it aborts the connections (RST), so a last message lost on
-// the wire (iperf3's IPERF_DONE, say) would never reach a peer that waits for
-// it.
+// Close without it drops the connections without a word on the wire
+// (TestLingerDeliversLastMessage), so a last message lost on the wire
+// (iperf3's IPERF_DONE, say) would never reach a peer that waits for it.
 func (h *Host) Linger(ctx context.Context, limit time.Duration) int {
-	var start tcpip.MonotonicTime
-	if h.clock != nil {
-		start = h.clock.NowMonotonic()
-	}
+	start := h.clock.NowMonotonic()
 	h.mu.Lock()
 	conns := append([]*Conn(nil), h.conns...)
 	h.mu.Unlock()
 	for _, c := range conns {
 		_ = c.Close() // already closed by the program: nothing to do
 	}
-	wallStart := time.Now()
 	tick := time.NewTicker(lingerPoll)
 	defer tick.Stop()
 	for {
@@ -182,11 +178,7 @@ func (h *Host) Linger(ctx context.Context, limit time.Duration) int {
 		if n == 0 {
 			return 0
 		}
-		elapsed := time.Since(wallStart)
-		if h.clock != nil {
-			elapsed = h.clock.NowMonotonic().Sub(start)
-		}
-		if elapsed >= limit {
+		if h.clock.NowMonotonic().Sub(start) >= limit {
 			return n
 		}
 		select {
