@@ -315,17 +315,7 @@ func (m *Machine) RunPaced(ctx context.Context, scale float64) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		m.mu.Lock()
-		limit := p.now()
-		m.runDue(limit)
-		if limit > m.now {
-			m.now = limit
-		}
-		next, has := Time(0), len(m.queue) > 0
-		if has {
-			next = m.queue[0].at
-		}
-		m.mu.Unlock()
+		next, has := m.runPacedDue(p)
 		if m.DeliverInterrupts() {
 			continue
 		}
@@ -341,6 +331,20 @@ func (m *Machine) RunPaced(ctx context.Context, scale float64) {
 		case <-timer.C:
 		}
 	}
+}
+
+// runPacedDue runs the events the paced clock has reached, brings virtual time
+// up to it, and returns the next event's time (has: there is one).
+func (m *Machine) runPacedDue(p *pacing) (next Time, has bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	limit := p.now()
+	m.runDue(limit)
+	m.now = max(m.now, limit)
+	if len(m.queue) == 0 {
+		return 0, false
+	}
+	return m.queue[0].at, true
 }
 
 // Paced reports whether a paced run loop owns the clock, and its scale.
@@ -373,9 +377,11 @@ func (m *Machine) WallDuration(d Time) time.Duration {
 }
 
 type pacing struct {
-	start time.Time
-	base  Time
-	scale float64
+	start     time.Time
+	base      Time
+	scale     float64
+	quiescent bool          // RunQuiescent: the clock may jump when the process is idle
+	stopped   chan struct{} // RunQuiescent: closed when the loop ends
 }
 
 func (p *pacing) now() Time {

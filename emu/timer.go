@@ -1,7 +1,5 @@
 package emu
 
-import "time"
-
 // GuestTimer is a guest kernel timer (hrtimer/timer_list on the emulated CPU's
 // architected timer). It fires in virtual time like any hardware event, but its
 // callback is guest code, so it runs outside the machine lock, from the run loop,
@@ -81,16 +79,4 @@ func (m *Machine) runGuestTimers(fns []func()) {
 // discrete-event mode it runs the machine forward (events and interrupts
 // included); under a paced run loop it sleeps for the matching wall time.
 // Guest code must not call it from an interrupt handler or a guest timer.
-func (m *Machine) GuestDelay(d Time) {
-	if d <= 0 {
-		return
-	}
-	m.mu.Lock()
-	p := m.pacing
-	m.mu.Unlock()
-	if p == nil {
-		m.Advance(d)
-		return
-	}
-	time.Sleep(p.wallDuration(d))
-}
+func (m *Machine) GuestDelay(d Time) { m.Sleep(d) }

@@ -2,7 +2,6 @@ package netstack
 
 import (
 	"sync"
-	"time"
 
 	"mesonemu/emu"
 )
@@ -45,7 +44,7 @@ func (c *CPU) Charge(n int) {
 	ahead := c.busyUntil - now
 	c.mu.Unlock()
 	if ahead > slack {
-		time.Sleep(c.m.WallDuration(ahead - slack))
+		c.m.Sleep(ahead - slack)
 	}
 }
 

@@ -2,18 +2,19 @@ package netstack
 
 import (
 	"errors"
-	"time"
 
 	"mesonemu/emu"
 	"mesonemu/farend"
 )
 
 // PCNIC is the in-process PC's network card: the far-end NIC model of the cable,
-// seen as a FrameNIC by the PC's gVisor stack.
+// seen as a FrameNIC by the PC's gVisor stack. Between the two it applies a
+// Linux PC's receiver ACK policy (pcacks.go), which gVisor lacks.
 type PCNIC struct {
 	m    *emu.Machine
 	nic  *farend.NIC
 	done chan struct{}
+	acks pcAcks
 }
 
 // NewPCNIC wraps the far end's NIC.
@@ -24,6 +25,12 @@ func NewPCNIC(m *emu.Machine, nic *farend.NIC) *PCNIC {
 // Transmit implements FrameNIC. When the NIC's transmit queue is full it waits,
 // as the PC's qdisc would hold the packet, for about one frame time.
 func (p *PCNIC) Transmit(frame []byte) error {
+	p.m.Lock()
+	held := p.acks.hold(p.m, frame, func(f []byte) { _ = p.nic.SendLocked(f) })
+	p.m.Unlock()
+	if held {
+		return nil
+	}
 	for {
 		err := p.nic.Send(frame)
 		if !errors.Is(err, farend.ErrTxQueueFull) {
@@ -32,8 +39,9 @@ func (p *PCNIC) Transmit(frame []byte) error {
 		select {
 		case <-p.done:
 			return ErrClosed
-		case <-time.After(p.m.WallDuration(12 * emu.Microsecond)):
+		default:
 		}
+		p.m.Sleep(12 * emu.Microsecond)
 	}
 }
 
@@ -52,4 +60,11 @@ func (p *PCNIC) Close() {
 	default:
 		close(p.done)
 	}
+}
+
+// AckStats counts what the PC's receiver ACK policy (pcacks.go) did.
+func (p *PCNIC) AckStats() PCAckStats {
+	p.m.Lock()
+	defer p.m.Unlock()
+	return p.acks.stats()
 }

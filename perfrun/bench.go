@@ -92,7 +92,7 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	}
 	m := s.HW.M
 	b.ctx, b.stop = context.WithCancel(ctx)
-	go func() { m.RunPaced(b.ctx, o.TimeScale); close(b.done) }()
+	go func() { m.RunQuiescent(b.ctx, o.TimeScale); close(b.done) }()
 	b.Clock = netstack.NewClock(m)
 	b.pcNIC = netstack.NewPCNIC(m, s.HW.FarEnd)
 	b.Board, err = netstack.NewHost(netstack.HostConfig{Name: "board", Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),

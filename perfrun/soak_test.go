@@ -16,7 +16,7 @@ import (
 	"mesonemu/sim"
 )
 
-// soakSeconds of virtual time: at the default pacing about 4x as long in wall time.
+// soakSeconds of virtual time: about 4-5x as long in wall time on a 2-core host.
 const soakSeconds = 20
 
 // TestSoakEveryFrameAccounted runs parallel iperf3 streams in both directions at

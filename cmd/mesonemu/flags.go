@@ -59,7 +59,7 @@ func (f *flags) register() *flag.FlagSet {
 	fs.DurationVar(&f.pcModeration, "pc-rx-moderation", 0, "the PC NIC's interrupt moderation: frames wait up to this long before its stack sees them (e.g. 250us, igb/e1000e at 4000 interrupts/s; default 0: none)")
 	fs.IntVar(&f.parallel, "parallel", 1, "parallel iperf3 streams")
 	fs.StringVar(&f.cc, "cc", "cubic", "TCP congestion control: cubic or reno")
-	fs.StringVar(&f.timeScale, "time-scale", "auto", "virtual seconds per wall second (auto = 0.25, where the CPU cost is calibrated; TCP numbers change with it), or real with --tap")
+	fs.StringVar(&f.timeScale, "time-scale", "auto", "virtual seconds per wall second while the emulator works, idle stretches skipped (auto = 0.01), or real with --tap")
 	fs.StringVar(&f.boardIP, "board-ip", perfrun.DefaultBoardIP.String(), "board address")
 	fs.StringVar(&f.pcIP, "pc-ip", perfrun.DefaultPCIP.String(), "PC address")
 	fs.IntVar(&f.frames, "frames", 100000, "linktest: frames per direction")

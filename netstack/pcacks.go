@@ -1,0 +1,158 @@
+package netstack
+
+import (
+	"encoding/binary"
+
+	"mesonemu/emu"
+)
+
+// The PC's receiver ACK policy. gVisor ACKs once per batch of segments it
+// processes, so how often it ACKs depends on how the host happened to
+// schedule it. A Linux PC ACKs when more than one full segment is
+// unacknowledged (tcp_input.c, __tcp_ack_snd_check; RFC 5681 4.2: at least
+// every second full-sized segment) and otherwise waits for the delayed-ACK
+// timer. pcAcks gives the in-process PC that policy at its NIC: it holds a pure
+// cumulative ACK that acknowledges at most one MSS beyond the last ACK sent;
+// the flow's next frame supersedes it (counted), or the timer sends it.
+// Duplicate ACKs, SACK-bearing ACKs, window updates and anything with data or
+// flags go out at once, as Linux sends them. Not modelled: Linux's quick-ACK
+// mode (every segment ACKed for the first few after a connection starts or
+// goes idle).
+const (
+	// ackMSS is the PC's receive MSS: a 1500-byte MTU with TCP timestamps.
+	ackMSS = 1448
+	// delayedAckTimeout is Linux's TCP_DELACK_MIN (HZ/25).
+	delayedAckTimeout = 40 * emu.Millisecond
+)
+
+type ackFlowKey struct {
+	src, dst     [4]byte
+	sport, dport uint16
+}
+
+type ackFlow struct {
+	lastAck uint32 // the last ACK number sent on the flow
+	valid   bool
+	held    []byte // a pure ACK waiting for the next segment or the timer
+	ev      *emu.Event
+}
+
+// pcAcks is guarded by the machine lock.
+type pcAcks struct {
+	flows      map[ackFlowKey]*ackFlow
+	superseded uint64 // held ACKs replaced by a later frame of the flow
+	delayed    uint64 // held ACKs sent by the timer
+}
+
+// PCAckStats counts what the PC's ACK policy did.
+type PCAckStats struct {
+	// Superseded: ACKs held back and then replaced by the flow's next frame,
+	// which acknowledges at least as much (never sent, as on a Linux PC).
+	Superseded uint64
+	// Delayed: ACKs held back and sent when the delayed-ACK timer expired.
+	Delayed uint64
+	// HeldAtEnd: ACKs still held when the counters were read.
+	HeldAtEnd uint64
+}
+
+// tcpAck reads an Ethernet/IPv4/TCP frame: its flow, ACK number, whether the
+// ACK flag is set, and whether it is a pure ACK (no data, no other flag, no
+// SACK blocks). ok is false for anything else.
+func tcpAck(f []byte) (k ackFlowKey, ack uint32, hasAck, pure, ok bool) {
+	const eth, ipMin, tcpMin = 14, 20, 20
+	if len(f) < eth+ipMin+tcpMin || binary.BigEndian.Uint16(f[12:14]) != 0x0800 {
+		return
+	}
+	ip := f[eth:]
+	ihl := int(ip[0]&0x0f) * 4
+	total := int(binary.BigEndian.Uint16(ip[2:4]))
+	if ip[0]>>4 != 4 || ip[9] != 6 || ihl < ipMin || total > len(ip) || total < ihl+tcpMin {
+		return
+	}
+	tcp := ip[ihl:total]
+	doff := int(tcp[12]>>4) * 4
+	if doff < tcpMin || doff > len(tcp) {
+		return
+	}
+	copy(k.src[:], ip[12:16])
+	copy(k.dst[:], ip[16:20])
+	k.sport = binary.BigEndian.Uint16(tcp[0:2])
+	k.dport = binary.BigEndian.Uint16(tcp[2:4])
+	const flagACK = 0x10
+	flags := tcp[13]
+	hasAck = flags&flagACK != 0
+	ack = binary.BigEndian.Uint32(tcp[8:12])
+	pure = flags == flagACK && len(tcp) == doff && !hasSACK(tcp[tcpMin:doff])
+	return k, ack, hasAck, pure, true
+}
+
+// hasSACK reports whether TCP options carry SACK blocks (kind 5).
+func hasSACK(opts []byte) bool {
+	for i := 0; i < len(opts); {
+		switch kind := opts[i]; {
+		case kind == 0: // end of options
+			return false
+		case kind == 1: // no-op
+			i++
+		case i+1 >= len(opts) || opts[i+1] < 2:
+			return false // malformed: let it through as it is
+		case kind == 5:
+			return true
+		default:
+			i += int(opts[i+1])
+		}
+	}
+	return false
+}
+
+// hold decides for one frame the PC's stack sends, machine lock held. true: the
+// frame is held back and the caller must not send it. send transmits a held
+// ACK when its timer expires (from a hardware event, lock held).
+func (a *pcAcks) hold(m *emu.Machine, frame []byte, send func([]byte)) bool {
+	k, ack, hasAck, pure, ok := tcpAck(frame)
+	if !ok {
+		return false
+	}
+	if a.flows == nil {
+		a.flows = map[ackFlowKey]*ackFlow{}
+	}
+	f := a.flows[k]
+	if f == nil {
+		f = &ackFlow{}
+		a.flows[k] = f
+	}
+	if f.held != nil {
+		// The new frame acknowledges at least as much (gVisor's ACK number
+		// never goes back): the held ACK has nothing left to say.
+		m.Cancel(f.ev)
+		f.held, f.ev = nil, nil
+		a.superseded++
+	}
+	if advance := ack - f.lastAck; pure && f.valid && int32(advance) > 0 && advance <= ackMSS {
+		f.held = append([]byte(nil), frame...)
+		f.ev = m.After(delayedAckTimeout, func() {
+			if f.held != nil {
+				send(f.held)
+				f.lastAck = ack
+				f.held, f.ev = nil, nil
+				a.delayed++
+			}
+		})
+		return true
+	}
+	if hasAck {
+		f.lastAck, f.valid = ack, true
+	}
+	return false
+}
+
+// stats reads the counters, machine lock held.
+func (a *pcAcks) stats() PCAckStats {
+	s := PCAckStats{Superseded: a.superseded, Delayed: a.delayed}
+	for _, f := range a.flows {
+		if f.held != nil {
+			s.HeldAtEnd++
+		}
+	}
+	return s
+}
