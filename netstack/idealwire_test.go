@@ -12,14 +12,16 @@ import (
 	"mesonemu/emu"
 )
 
-// pair builds two gVisor hosts on an ideal 1 Gbit/s cable with the machine paced.
+// pair builds two gVisor hosts on an ideal 1 Gbit/s cable, the machine on the
+// quiescence clock (as the in-process runs): under the paced loop the goodput
+// depended on how busy the host was (683 Mbit/s seen once at scale 0.25).
 func pair(t testing.TB, scale float64) (*emu.Machine, *Host, *Host, func()) {
 	t.Helper()
 	m := emu.NewMachine(1)
 	w := NewIdealWire(m, 1000, 50*emu.Microsecond, 256)
 	clk := NewClock(m)
 	ctx, cancel := context.WithCancel(context.Background())
-	go m.RunPaced(ctx, scale)
+	go m.RunQuiescent(ctx, scale)
 	a, err := NewHost(HostConfig{Name: "a", Addr: netip.MustParsePrefix("198.18.0.2/24"), MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02"), Clock: clk, NIC: w.A, Seeded: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +34,7 @@ func pair(t testing.TB, scale float64) (*emu.Machine, *Host, *Host, func()) {
 }
 
 func TestIdealWireBulkTransferNearLineRate(t *testing.T) {
-	m, a, b, done := pair(t, 0.25)
+	m, a, b, done := pair(t, 0.01)
 	defer done()
 	ln, err := b.Listen(5201)
 	if err != nil {
@@ -72,8 +74,9 @@ func TestIdealWireBulkTransferNearLineRate(t *testing.T) {
 	mbps := float64(n) * 8 / el.Seconds() / 1e6
 	t.Logf("ideal wire: %d bytes in %.3f virtual s = %.1f Mbit/s, retransmits %d", n, el.Seconds(), mbps, c.(*Conn).Retransmits())
 	// The TCP goodput limit of 1 Gbit/s Ethernet with a 1500-byte MTU and
-	// timestamps is 941.5 Mbit/s; slow start costs a little on a short transfer.
-	if mbps < 700 || mbps > 942 {
-		t.Fatalf("goodput %.1f Mbit/s outside 700..942", mbps)
+	// timestamps is 941.5 Mbit/s; slow start costs a little on a short transfer
+	// (939.5-939.7 measured).
+	if mbps < 930 || mbps > 941.5 {
+		t.Fatalf("goodput %.1f Mbit/s outside 930..941.5", mbps)
 	}
 }
