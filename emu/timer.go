@@ -77,6 +77,7 @@ func (m *Machine) runGuestTimers(fns []func()) {
 
 // GuestDelay is the guest's udelay/usleep: it lets d of virtual time pass. In
 // discrete-event mode it runs the machine forward (events and interrupts
-// included); under a paced run loop it sleeps for the matching wall time.
-// Guest code must not call it from an interrupt handler or a guest timer.
+// included); under a run loop it is Machine.Sleep (virtual time under
+// RunQuiescent, the matching wall time under RunPaced). Guest code must not
+// call it from an interrupt handler or a guest timer.
 func (m *Machine) GuestDelay(d Time) { m.Sleep(d) }
