@@ -1,10 +1,6 @@
 package netstack
 
-import (
-	"encoding/binary"
-
-	"mesonemu/emu"
-)
+import "mesonemu/emu"
 
 // The PC's receiver ACK policy. gVisor ACKs once per batch of segments it
 // processes, so how often it ACKs depends on how the host happened to
@@ -25,11 +21,6 @@ const (
 	delayedAckTimeout = 40 * emu.Millisecond
 )
 
-type ackFlowKey struct {
-	src, dst     [4]byte
-	sport, dport uint16
-}
-
 type ackFlow struct {
 	lastAck uint32 // the last ACK number sent on the flow
 	valid   bool
@@ -39,7 +30,7 @@ type ackFlow struct {
 
 // pcAcks is guarded by the machine lock.
 type pcAcks struct {
-	flows      map[ackFlowKey]*ackFlow
+	flows      map[flowKey]*ackFlow
 	superseded uint64 // held ACKs replaced by a later frame of the flow
 	delayed    uint64 // held ACKs sent by the timer
 }
@@ -53,37 +44,6 @@ type PCAckStats struct {
 	Delayed uint64
 	// HeldAtEnd: ACKs still held when the counters were read.
 	HeldAtEnd uint64
-}
-
-// tcpAck reads an Ethernet/IPv4/TCP frame: its flow, ACK number, whether the
-// ACK flag is set, and whether it is a pure ACK (no data, no other flag, no
-// SACK blocks). ok is false for anything else.
-func tcpAck(f []byte) (k ackFlowKey, ack uint32, hasAck, pure, ok bool) {
-	const eth, ipMin, tcpMin = 14, 20, 20
-	if len(f) < eth+ipMin+tcpMin || binary.BigEndian.Uint16(f[12:14]) != 0x0800 {
-		return
-	}
-	ip := f[eth:]
-	ihl := int(ip[0]&0x0f) * 4
-	total := int(binary.BigEndian.Uint16(ip[2:4]))
-	if ip[0]>>4 != 4 || ip[9] != 6 || ihl < ipMin || total > len(ip) || total < ihl+tcpMin {
-		return
-	}
-	tcp := ip[ihl:total]
-	doff := int(tcp[12]>>4) * 4
-	if doff < tcpMin || doff > len(tcp) {
-		return
-	}
-	copy(k.src[:], ip[12:16])
-	copy(k.dst[:], ip[16:20])
-	k.sport = binary.BigEndian.Uint16(tcp[0:2])
-	k.dport = binary.BigEndian.Uint16(tcp[2:4])
-	const flagACK = 0x10
-	flags := tcp[13]
-	hasAck = flags&flagACK != 0
-	ack = binary.BigEndian.Uint32(tcp[8:12])
-	pure = flags == flagACK && len(tcp) == doff && !hasSACK(tcp[tcpMin:doff])
-	return k, ack, hasAck, pure, true
 }
 
 // hasSACK reports whether TCP options carry SACK blocks (kind 5).
@@ -109,12 +69,13 @@ func hasSACK(opts []byte) bool {
 // frame is held back and the caller must not send it. send transmits a held
 // ACK when its timer expires (from a hardware event, lock held).
 func (a *pcAcks) hold(m *emu.Machine, frame []byte, send func([]byte)) bool {
-	k, ack, hasAck, pure, ok := tcpAck(frame)
+	seg, ok := parseTCP(frame)
 	if !ok {
 		return false
 	}
+	k, ack := seg.key, seg.ack
 	if a.flows == nil {
-		a.flows = map[ackFlowKey]*ackFlow{}
+		a.flows = map[flowKey]*ackFlow{}
 	}
 	f := a.flows[k]
 	if f == nil {
@@ -128,7 +89,7 @@ func (a *pcAcks) hold(m *emu.Machine, frame []byte, send func([]byte)) bool {
 		f.held, f.ev = nil, nil
 		a.superseded++
 	}
-	if advance := ack - f.lastAck; pure && f.valid && int32(advance) > 0 && advance <= ackMSS {
+	if seg.pureACK && f.valid && seqAfter(ack, f.lastAck) && ack-f.lastAck <= ackMSS {
 		f.held = append([]byte(nil), frame...)
 		f.ev = m.After(delayedAckTimeout, func() {
 			if f.held != nil {
@@ -140,7 +101,7 @@ func (a *pcAcks) hold(m *emu.Machine, frame []byte, send func([]byte)) bool {
 		})
 		return true
 	}
-	if hasAck {
+	if seg.hasACK {
 		f.lastAck, f.valid = ack, true
 	}
 	return false

@@ -150,6 +150,8 @@ type tcpSegment struct {
 	seq, ack uint32
 	payload  int
 	hasACK   bool
+	// pureACK: only the ACK flag, no data, no SACK blocks (pcacks.go).
+	pureACK bool
 }
 
 // parseTCP reads the IPv4 and TCP headers of an Ethernet frame.
@@ -178,6 +180,7 @@ func parseTCP(frame []byte) (tcpSegment, bool) {
 	seg.seq, seg.ack = tcp.SequenceNumber(), tcp.AckNumber()
 	seg.payload = len(tcp) - off
 	seg.hasACK = tcp.Flags()&header.TCPFlagAck != 0
+	seg.pureACK = tcp.Flags() == header.TCPFlagAck && seg.payload == 0 && !hasSACK(tcp[header.TCPMinimumSize:off])
 	return seg, true
 }
 
