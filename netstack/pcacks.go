@@ -30,6 +30,9 @@ type ackFlow struct {
 
 // pcAcks is guarded by the machine lock.
 type pcAcks struct {
+	// send transmits a held ACK when its timer expires (from a hardware
+	// event, lock held).
+	send       func([]byte)
 	flows      map[flowKey]*ackFlow
 	superseded uint64 // held ACKs replaced by a later frame of the flow
 	delayed    uint64 // held ACKs sent by the timer
@@ -66,9 +69,8 @@ func hasSACK(opts []byte) bool {
 }
 
 // hold decides for one frame the PC's stack sends, machine lock held. true: the
-// frame is held back and the caller must not send it. send transmits a held
-// ACK when its timer expires (from a hardware event, lock held).
-func (a *pcAcks) hold(m *emu.Machine, frame []byte, send func([]byte)) bool {
+// frame is held back and the caller must not send it.
+func (a *pcAcks) hold(m *emu.Machine, frame []byte) bool {
 	seg, ok := parseTCP(frame)
 	if !ok {
 		return false
@@ -93,7 +95,7 @@ func (a *pcAcks) hold(m *emu.Machine, frame []byte, send func([]byte)) bool {
 		f.held = append([]byte(nil), frame...)
 		f.ev = m.After(delayedAckTimeout, func() {
 			if f.held != nil {
-				send(f.held)
+				a.send(f.held)
 				f.lastAck = ack
 				f.held, f.ev = nil, nil
 				a.delayed++

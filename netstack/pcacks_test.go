@@ -23,9 +23,8 @@ func withSACK(f []byte) []byte {
 // data and other frames are never held.
 func TestPCAckPolicy(t *testing.T) {
 	m := emu.NewMachine(1)
-	var acks pcAcks
 	var sent [][]byte
-	send := func(f []byte) { sent = append(sent, append([]byte(nil), f...)) }
+	acks := pcAcks{send: func(f []byte) { sent = append(sent, append([]byte(nil), f...)) }}
 	const base = 1000
 	steps := []struct {
 		name     string
@@ -47,7 +46,7 @@ func TestPCAckPolicy(t *testing.T) {
 	}
 	for _, st := range steps {
 		m.Lock()
-		held := acks.hold(m, st.frame, send)
+		held := acks.hold(m, st.frame)
 		m.Unlock()
 		m.Advance(st.wait)
 		m.Lock()
@@ -66,14 +65,14 @@ func TestPCAckPolicy(t *testing.T) {
 // TestPCAckFlowsApart: an ACK on one flow does not supersede another flow's.
 func TestPCAckFlowsApart(t *testing.T) {
 	m := emu.NewMachine(1)
-	var acks pcAcks
+	acks := pcAcks{send: func([]byte) {}}
 	other := func(ack uint32) []byte { return tcpFrame(pcAddr, boardAddr, 5201, 40001, 1, ack, 0) }
 	m.Lock()
 	defer m.Unlock()
 	for _, f := range [][]byte{ackFrame(1000), other(1000), ackFrame(2448)} {
-		acks.hold(m, f, func([]byte) {})
+		acks.hold(m, f)
 	}
-	if held := acks.hold(m, other(2448), func([]byte) {}); !held {
+	if held := acks.hold(m, other(2448)); !held {
 		t.Errorf("the second flow's one-MSS ACK was not held")
 	}
 	if got := acks.stats(); got.Superseded != 0 || got.HeldAtEnd != 2 {

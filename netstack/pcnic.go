@@ -19,14 +19,16 @@ type PCNIC struct {
 
 // NewPCNIC wraps the far end's NIC.
 func NewPCNIC(m *emu.Machine, nic *farend.NIC) *PCNIC {
-	return &PCNIC{m: m, nic: nic, done: make(chan struct{})}
+	p := &PCNIC{m: m, nic: nic, done: make(chan struct{})}
+	p.acks.send = func(f []byte) { _ = nic.SendLocked(f) }
+	return p
 }
 
 // Transmit implements FrameNIC. When the NIC's transmit queue is full it waits,
 // as the PC's qdisc would hold the packet, for about one frame time.
 func (p *PCNIC) Transmit(frame []byte) error {
 	p.m.Lock()
-	held := p.acks.hold(p.m, frame, func(f []byte) { _ = p.nic.SendLocked(f) })
+	held := p.acks.hold(p.m, frame)
 	p.m.Unlock()
 	if held {
 		return nil
