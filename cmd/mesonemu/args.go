@@ -47,7 +47,12 @@ func splitArgs(fs *flag.FlagSet, args []string) (cmd string, flags, rest []strin
 			}
 			f := fs.Lookup(name)
 			if f == nil {
-				continue // flag.Parse reports it
+				if name == "h" || name == "help" {
+					continue // flag.Parse answers with ErrHelp
+				}
+				// Said here, before its value is taken for a command word
+				// ("--tx-delay 4ns" is a misspelt flag, not a command "4ns").
+				return "", nil, nil, usagef("flag provided but not defined: -%s", name)
 			}
 			if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
 				continue

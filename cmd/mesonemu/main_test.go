@@ -30,6 +30,8 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--driver", "v5.3"}, "driver \"v5.3\""},
 		{[]string{"frobnicate"}, "unknown command \"frobnicate\""},
 		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"--tx-delay", "4ns"}, "flag provided but not defined: -tx-delay"},
+		{[]string{"run", "--seeed=2"}, "flag provided but not defined: -seeed"},
 		{[]string{"linktest", "--size", "9000"}, "size 9000"},
 		{[]string{"linktest", "--payload", "ones"}, "payload \"ones\""},
 		{[]string{"--pcap", "/nonexistent-dir/x.pcapng", "linktest"}, "--pcap: cannot write /nonexistent-dir/x.pcapng"},
