@@ -52,13 +52,21 @@ func TestCommitBeforeAndAfter(t *testing.T) {
 		t.Errorf("pre-fix driver: %.1f Mbit/s is more than half the fixed run's %.1f", pre.ThroughputBps/1e6, fixed.ThroughputBps/1e6)
 	}
 	// Every data segment the PC dropped crossed the wire again later, except
-	// those still in flight when the test ended; retransmits beyond the drops
-	// are spurious (an RTO resends segments that were not lost).
+	// those still in flight when the test ended. The board's stack counts each
+	// resend on any connection until the run is over; iperf3's count is the
+	// data stream's at the end of the test, so it can miss a few (a resend of
+	// the stream's last segments, a lost control message): CI once saw 960
+	// for 963 drops. Retransmits beyond the drops are spurious (an RTO resends
+	// segments that were not lost).
 	if pre.LostNeverResent > 3 {
 		t.Errorf("pre-fix driver: %d dropped segments were never sent again", pre.LostNeverResent)
 	}
-	if pre.Retransmits+pre.LostNeverResent < pre.DataFramesLost || float64(pre.Retransmits) > 1.5*float64(pre.DataFramesLost) {
-		t.Errorf("pre-fix driver: %d retransmits for %d dropped data frames; want drops <= retransmits <= 1.5 x drops", pre.Retransmits, pre.DataFramesLost)
+	resent := counter(t, pre.Counters, "board tcp", "retransmits")
+	if resent+pre.LostNeverResent < pre.DataFramesLost {
+		t.Errorf("pre-fix driver: the board's stack resent %d segments, %d never crossed again, for %d dropped data frames", resent, pre.LostNeverResent, pre.DataFramesLost)
+	}
+	if float64(pre.Retransmits) > 1.5*float64(pre.DataFramesLost) {
+		t.Errorf("pre-fix driver: %d retransmits for %d dropped data frames; want at most 1.5 x drops", pre.Retransmits, pre.DataFramesLost)
 	}
 	if pre.MeasuredLoss < 0.0025 || pre.MeasuredLoss > 0.0055 {
 		t.Errorf("pre-fix driver: %.3f %% of data frames dropped, want 0.25..0.55 %%", 100*pre.MeasuredLoss)
@@ -79,6 +87,19 @@ func TestReceivingAlwaysWorked(t *testing.T) {
 }
 
 // nonZero lists the counters that are not 0, for a failure message.
+// counter is the value of one of a report's counters; the test stops if the
+// report has no such counter.
+func counter(t *testing.T, cs []Counter, where, name string) uint64 {
+	t.Helper()
+	for _, c := range cs {
+		if c.Where == where && c.Name == name {
+			return c.Value
+		}
+	}
+	t.Fatalf("no counter %q %q in the report", where, name)
+	return 0
+}
+
 func nonZero(cs []Counter) string {
 	var b strings.Builder
 	for _, c := range cs {
