@@ -55,8 +55,8 @@ func TestCommitBeforeAndAfter(t *testing.T) {
 	// those still in flight when the test ended. The board's stack counts each
 	// resend on any connection until the run is over; iperf3's count is the
 	// data stream's at the end of the test, so it can miss a few (a resend of
-	// the stream's last segments, a lost control message): CI once saw 960
-	// for 963 drops. Retransmits beyond the drops are spurious (an RTO resends
+	// the stream's last segments, a lost control message): a CI-like run saw
+	// 960 for 963 drops. Retransmits beyond the drops are spurious (an RTO resends
 	// segments that were not lost).
 	if pre.LostNeverResent > 3 {
 		t.Errorf("pre-fix driver: %d dropped segments were never sent again", pre.LostNeverResent)
@@ -86,7 +86,6 @@ func TestReceivingAlwaysWorked(t *testing.T) {
 	}
 }
 
-// nonZero lists the counters that are not 0, for a failure message.
 // counter is the value of one of a report's counters; the test stops if the
 // report has no such counter.
 func counter(t *testing.T, cs []Counter, where, name string) uint64 {
@@ -100,6 +99,7 @@ func counter(t *testing.T, cs []Counter, where, name string) uint64 {
 	return 0
 }
 
+// nonZero lists the counters that are not 0, for a failure message.
 func nonZero(cs []Counter) string {
 	var b strings.Builder
 	for _, c := range cs {
