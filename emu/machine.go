@@ -382,6 +382,10 @@ type pacing struct {
 	scale     float64
 	quiescent bool          // RunQuiescent: the clock may jump when the process is idle
 	stopped   chan struct{} // RunQuiescent: closed when the loop ends
+	// from is the virtual time the loop started at and skipped the virtual
+	// time it jumped over while every other goroutine was blocked (machine
+	// lock). The rest passed at scale × wall time while the host worked.
+	from, skipped Time
 }
 
 func (p *pacing) now() Time {

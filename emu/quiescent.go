@@ -28,7 +28,7 @@ func (m *Machine) RunQuiescent(ctx context.Context, scale float64) {
 	if scale <= 0 {
 		scale = 1
 	}
-	m.pacing = &pacing{start: time.Now(), base: m.now, scale: scale, quiescent: true, stopped: make(chan struct{})}
+	m.pacing = &pacing{start: time.Now(), base: m.now, scale: scale, quiescent: true, stopped: make(chan struct{}), from: m.now}
 	p := m.pacing
 	m.mu.Unlock()
 	// Sleepers wake when the loop stops: nothing would run their events.
@@ -69,6 +69,7 @@ func (m *Machine) settle(ctx context.Context, p *pacing, probe *idleProbe, next 
 		now := p.now()
 		if idle && now < next {
 			p.base += next - now
+			p.skipped += next - now
 		}
 		due := idle || now >= next
 		m.mu.Unlock()
@@ -77,6 +78,24 @@ func (m *Machine) settle(ctx context.Context, p *pacing, probe *idleProbe, next 
 		}
 		runtime.Gosched()
 	}
+}
+
+// ClockSplit tells how the virtual time of the current (or last) RunQuiescent
+// loop came about: skipped is what the clock jumped over while every other
+// goroutine was blocked, worked what passed at scale × wall time while the
+// host's goroutines were busy (or while no event at all was scheduled). The
+// emulated system's own work is charged as events (Sleep), so it lands in
+// skipped; worked is the host's time leaking into the emulated timing, and it
+// grows when the host is short of cores. Both are zero without a RunQuiescent
+// loop.
+func (m *Machine) ClockSplit() (skipped, worked Time) {
+	m.Lock()
+	defer m.Unlock()
+	p := m.pacing
+	if p == nil || !p.quiescent {
+		return 0, 0
+	}
+	return p.skipped, m.now - p.from - p.skipped
 }
 
 // idleProbe reads the scheduler's goroutine counts (runtime/metrics).

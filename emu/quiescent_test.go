@@ -45,6 +45,9 @@ func TestQuiescentJumpsWhenIdle(t *testing.T) {
 	if now := m.VirtualNow(); now < 10*Second || now > 10*Second+Millisecond {
 		t.Errorf("virtual time %v after the event at 10 s", now)
 	}
+	if skipped, worked := m.ClockSplit(); skipped < 10*Second-Millisecond || worked > Millisecond {
+		t.Errorf("clock split: %v skipped, %v worked; want the 10 s skipped", skipped, worked)
+	}
 }
 
 // TestQuiescentWaitsForWork: a goroutine woken by an event works for 50 ms of
@@ -86,6 +89,12 @@ func TestQuiescentWaitsForWork(t *testing.T) {
 	// 50 ms of wall time at 0.001 is 50 µs; allow for a slow host.
 	if d := workEnd - workStart; d > 500*Microsecond {
 		t.Errorf("virtual time moved %v while the goroutine worked 50 ms of wall time; want <= 500 µs", d)
+	}
+	// The split counts that stretch as worked (at least the 50 µs) and the
+	// rest of the 2 ms as skipped.
+	skipped, busy := m.ClockSplit()
+	if busy < 40*Microsecond || busy > 1*Millisecond || skipped < Millisecond || skipped > 2*Millisecond {
+		t.Errorf("clock split: %v skipped, %v worked; want ~1.95 ms and ~50 µs", skipped, busy)
 	}
 }
 

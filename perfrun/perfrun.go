@@ -67,6 +67,13 @@ type Report struct {
 	TimeScale      float64 `json:"time_scale"`
 	LinkUpSeconds  float64 `json:"link_up_virtual_seconds"`
 	WallSeconds    float64 `json:"wall_seconds"`
+	// ClockSkippedSeconds is the virtual time the quiescence clock jumped over
+	// while every goroutine was blocked (the emulated system's own work is
+	// charged there, as events); ClockWorkedSeconds what passed at TimeScale ×
+	// wall time while the host's goroutines worked: host time leaking into the
+	// emulated timing. A large share means the host was short of cores.
+	ClockSkippedSeconds float64 `json:"clock_skipped_virtual_seconds"`
+	ClockWorkedSeconds  float64 `json:"clock_worked_virtual_seconds"`
 	Retransmits    uint64  `json:"retransmits"`
 	DataFramesSent uint64  `json:"board_data_frames_sent"`
 	DataFramesLost uint64  `json:"board_data_frames_dropped_bad_fcs"`

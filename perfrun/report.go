@@ -123,5 +123,6 @@ func writeCounters(w io.Writer, r *Report) {
 			r.PathSRTTMicros, r.TSQThrottled)
 		fmt.Fprintf(w, "     %d retransmissions waited for TX completion of their original\n", r.HeldRetransmits)
 	}
-	fmt.Fprintf(w, "wall time %.1f s\n", r.WallSeconds)
+	fmt.Fprintf(w, "wall time %.1f s; of the run's %.2f s of virtual time %.3f s (%.2f %%) passed while the host worked, the rest was skipped while it idled\n",
+		r.WallSeconds, r.ClockSkippedSeconds+r.ClockWorkedSeconds, r.ClockWorkedSeconds, 100*r.ClockWorkedSeconds/max(r.ClockSkippedSeconds+r.ClockWorkedSeconds, 1e-9))
 }
