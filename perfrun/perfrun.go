@@ -63,10 +63,10 @@ type Counter struct {
 // Report is what a run found besides iperf3's own result.
 type Report struct {
 	sim.Description
-	Seed           uint64  `json:"seed"`
-	TimeScale      float64 `json:"time_scale"`
-	LinkUpSeconds  float64 `json:"link_up_virtual_seconds"`
-	WallSeconds    float64 `json:"wall_seconds"`
+	Seed          uint64  `json:"seed"`
+	TimeScale     float64 `json:"time_scale"`
+	LinkUpSeconds float64 `json:"link_up_virtual_seconds"`
+	WallSeconds   float64 `json:"wall_seconds"`
 	// ClockSkippedSeconds is the virtual time the quiescence clock jumped over
 	// while every goroutine was blocked (the emulated system's own work is
 	// charged there, as events); ClockWorkedSeconds what passed at TimeScale ×
@@ -74,10 +74,10 @@ type Report struct {
 	// emulated timing. A large share means the host was short of cores.
 	ClockSkippedSeconds float64 `json:"clock_skipped_virtual_seconds"`
 	ClockWorkedSeconds  float64 `json:"clock_worked_virtual_seconds"`
-	Retransmits    uint64  `json:"retransmits"`
-	DataFramesSent uint64  `json:"board_data_frames_sent"`
-	DataFramesLost uint64  `json:"board_data_frames_dropped_bad_fcs"`
-	MeasuredLoss   float64 `json:"measured_frame_loss"`
+	Retransmits         uint64  `json:"retransmits"`
+	DataFramesSent      uint64  `json:"board_data_frames_sent"`
+	DataFramesLost      uint64  `json:"board_data_frames_dropped_bad_fcs"`
+	MeasuredLoss        float64 `json:"measured_frame_loss"`
 	// LostNeverResent counts dropped data segments that never crossed the wire
 	// intact afterwards: in flight when the test ended.
 	LostNeverResent uint64 `json:"lost_segments_not_resent"`
