@@ -82,13 +82,13 @@ func (m *Machine) settle(ctx context.Context, p *pacing, probe *idleProbe, next 
 
 // ClockSplit tells how the virtual time of the current (or last) RunQuiescent
 // loop came about: skipped is what the clock jumped over while every other
-// goroutine was blocked, worked what passed at scale × wall time while the
-// host's goroutines were busy (or while no event at all was scheduled). The
+// goroutine was blocked, flowed what passed with the wall clock at the scale
+// (which it does all along, between jumps: scale × the loop's wall time). The
 // emulated system's own work is charged as events (Sleep), so it lands in
-// skipped; worked is the host's time leaking into the emulated timing, and it
-// grows when the host is short of cores. Both are zero without a RunQuiescent
-// loop.
-func (m *Machine) ClockSplit() (skipped, worked Time) {
+// skipped; flowed bounds how much host time can have leaked into the emulated
+// timing, and it grows with the wall time a run takes. Both are zero without a
+// RunQuiescent loop.
+func (m *Machine) ClockSplit() (skipped, flowed Time) {
 	m.Lock()
 	defer m.Unlock()
 	p := m.pacing

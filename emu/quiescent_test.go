@@ -45,8 +45,8 @@ func TestQuiescentJumpsWhenIdle(t *testing.T) {
 	if now := m.VirtualNow(); now < 10*Second || now > 10*Second+Millisecond {
 		t.Errorf("virtual time %v after the event at 10 s", now)
 	}
-	if skipped, worked := m.ClockSplit(); skipped < 10*Second-Millisecond || worked > Millisecond {
-		t.Errorf("clock split: %v skipped, %v worked; want the 10 s skipped", skipped, worked)
+	if skipped, flowed := m.ClockSplit(); skipped < 10*Second-Millisecond || flowed > Millisecond {
+		t.Errorf("clock split: %v skipped, %v flowed; want the 10 s skipped", skipped, flowed)
 	}
 }
 
@@ -90,11 +90,11 @@ func TestQuiescentWaitsForWork(t *testing.T) {
 	if d := workEnd - workStart; d > 500*Microsecond {
 		t.Errorf("virtual time moved %v while the goroutine worked 50 ms of wall time; want <= 500 µs", d)
 	}
-	// The split counts that stretch as worked (at least the 50 µs) and the
+	// The split counts that stretch as flowed (at least the 50 µs) and the
 	// rest of the 2 ms as skipped.
-	skipped, busy := m.ClockSplit()
-	if busy < 40*Microsecond || busy > 1*Millisecond || skipped < Millisecond || skipped > 2*Millisecond {
-		t.Errorf("clock split: %v skipped, %v worked; want ~1.95 ms and ~50 µs", skipped, busy)
+	skipped, flowed := m.ClockSplit()
+	if flowed < 40*Microsecond || flowed > 1*Millisecond || skipped < Millisecond || skipped > 2*Millisecond {
+		t.Errorf("clock split: %v skipped, %v flowed; want ~1.95 ms and ~50 µs", skipped, flowed)
 	}
 }
 

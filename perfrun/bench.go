@@ -117,8 +117,8 @@ func (b *Bench) tally() {
 	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataLost
 	b.Report.LostNeverResent = uint64(len(b.lostSegs))
 	m.Unlock()
-	skipped, worked := m.ClockSplit()
-	b.Report.ClockSkippedSeconds, b.Report.ClockWorkedSeconds = skipped.Seconds(), worked.Seconds()
+	skipped, flowed := m.ClockSplit()
+	b.Report.ClockSkippedSeconds, b.Report.ClockFlowedSeconds = skipped.Seconds(), flowed.Seconds()
 	for _, h := range []*netstack.Host{b.Board, b.PC} {
 		if st := h.EP.SmallQueueStats(); st.SRTT > 0 {
 			b.Report.PathSRTTMicros = float64(st.SRTT) / float64(time.Microsecond)

@@ -69,11 +69,11 @@ type Report struct {
 	WallSeconds   float64 `json:"wall_seconds"`
 	// ClockSkippedSeconds is the virtual time the quiescence clock jumped over
 	// while every goroutine was blocked (the emulated system's own work is
-	// charged there, as events); ClockWorkedSeconds what passed at TimeScale ×
-	// wall time while the host's goroutines worked: host time leaking into the
-	// emulated timing. A large share means the host was short of cores.
+	// charged there, as events); ClockFlowedSeconds what passed with the wall
+	// clock at TimeScale (scale × wall time): the most host time that can have
+	// leaked into the emulated timing.
 	ClockSkippedSeconds float64 `json:"clock_skipped_virtual_seconds"`
-	ClockWorkedSeconds  float64 `json:"clock_worked_virtual_seconds"`
+	ClockFlowedSeconds  float64 `json:"clock_flowed_virtual_seconds"`
 	Retransmits         uint64  `json:"retransmits"`
 	DataFramesSent      uint64  `json:"board_data_frames_sent"`
 	DataFramesLost      uint64  `json:"board_data_frames_dropped_bad_fcs"`

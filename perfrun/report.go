@@ -123,6 +123,7 @@ func writeCounters(w io.Writer, r *Report) {
 			r.PathSRTTMicros, r.TSQThrottled)
 		fmt.Fprintf(w, "     %d retransmissions waited for TX completion of their original\n", r.HeldRetransmits)
 	}
-	fmt.Fprintf(w, "wall time %.1f s; of the run's %.2f s of virtual time %.3f s (%.2f %%) passed while the host worked, the rest was skipped while it idled\n",
-		r.WallSeconds, r.ClockSkippedSeconds+r.ClockWorkedSeconds, r.ClockWorkedSeconds, 100*r.ClockWorkedSeconds/max(r.ClockSkippedSeconds+r.ClockWorkedSeconds, 1e-9))
+	total := r.ClockSkippedSeconds + r.ClockFlowedSeconds
+	fmt.Fprintf(w, "wall time %.1f s; of the run's %.2f s of virtual time %.3f s (%.1f %%) flowed with the wall clock, the rest was skipped over idle stretches\n",
+		r.WallSeconds, total, r.ClockFlowedSeconds, 100*r.ClockFlowedSeconds/max(total, 1e-9))
 }
