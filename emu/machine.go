@@ -384,7 +384,7 @@ type pacing struct {
 	stopped   chan struct{} // RunQuiescent: closed when the loop ends
 	// from is the virtual time the loop started at and skipped the virtual
 	// time it jumped over while every other goroutine was blocked (machine
-	// lock). The rest passed at scale × wall time while the host worked.
+	// lock). The rest flowed with the wall clock at the scale.
 	from, skipped Time
 }
 
