@@ -84,7 +84,8 @@ func TestQuiescentWaitsForWork(t *testing.T) {
 	defer stop()
 	within(t, second, 10*time.Second, "second event")
 	if !sawWorkDone {
-		t.Errorf("the event 1 ms later ran while the woken goroutine was still working")
+		// workEnd is not written yet: nothing below can be read safely.
+		t.Fatalf("the event 1 ms later ran while the woken goroutine was still working")
 	}
 	// 50 ms of wall time at 0.001 is 50 µs; allow for a slow host.
 	if d := workEnd - workStart; d > 500*Microsecond {

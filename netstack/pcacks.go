@@ -49,25 +49,6 @@ type PCAckStats struct {
 	HeldAtEnd uint64
 }
 
-// hasSACK reports whether TCP options carry SACK blocks (kind 5).
-func hasSACK(opts []byte) bool {
-	for i := 0; i < len(opts); {
-		switch kind := opts[i]; {
-		case kind == 0: // end of options
-			return false
-		case kind == 1: // no-op
-			i++
-		case i+1 >= len(opts) || opts[i+1] < 2:
-			return false // malformed: let it through as it is
-		case kind == 5:
-			return true
-		default:
-			i += int(opts[i+1])
-		}
-	}
-	return false
-}
-
 // hold decides for one frame the PC's stack sends, machine lock held. true: the
 // frame is held back and the caller must not send it.
 func (a *pcAcks) hold(m *emu.Machine, frame []byte) bool {

@@ -154,6 +154,25 @@ type tcpSegment struct {
 	pureACK bool
 }
 
+// hasSACK reports whether TCP options carry SACK blocks (kind 5).
+func hasSACK(opts []byte) bool {
+	for i := 0; i < len(opts); {
+		switch kind := opts[i]; {
+		case kind == 0: // end of options
+			return false
+		case kind == 1: // no-op
+			i++
+		case i+1 >= len(opts) || opts[i+1] < 2:
+			return false // malformed: let it through as it is
+		case kind == 5:
+			return true
+		default:
+			i += int(opts[i+1])
+		}
+	}
+	return false
+}
+
 // parseTCP reads the IPv4 and TCP headers of an Ethernet frame.
 func parseTCP(frame []byte) (tcpSegment, bool) {
 	const eth = header.EthernetMinimumSize
