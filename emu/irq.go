@@ -64,18 +64,10 @@ func (q *IRQ) Disabled() bool {
 	return q.disabled
 }
 
-// DeliverInterrupts runs expired guest timers, then calls the guest handler of
-// every asserted line once, and reports whether any guest code ran. Call it
-// without the machine lock.
+// DeliverInterrupts calls the guest handler of every asserted line once and
+// reports whether any ran. Call it without the machine lock.
 func (m *Machine) DeliverInterrupts() bool {
 	m.mu.Lock()
-	timers := m.takeGuestTimers()
-	if len(timers) > 0 {
-		// Timer callbacks may raise lines: look at the levels after them.
-		m.mu.Unlock()
-		m.runGuestTimers(timers)
-		m.mu.Lock()
-	}
 	var dueBuf [4]*IRQ
 	due := dueBuf[:0]
 	for _, q := range m.irqs {
@@ -84,7 +76,7 @@ func (m *Machine) DeliverInterrupts() bool {
 		}
 	}
 	m.mu.Unlock()
-	ran := len(timers) > 0
+	ran := false
 	handled := 0
 	for _, q := range due {
 		h := q.handler.Load()

@@ -2,20 +2,24 @@
 // scheduler, the MMIO bus with guest RAM for DMA, interrupt lines, named seeded
 // random streams and an optional register trace.
 //
-// Concurrency model. All hardware state lives behind one machine lock. Hardware
-// code (device register handlers and scheduled events) always runs with the lock
-// held and must not block. Guest code never holds the lock: it reaches hardware
-// only through the Bus methods, which take the lock for the duration of one access,
-// as a CPU's load or store reaches silicon. Interrupt handlers registered by the
-// guest run outside the lock, from whoever drives the machine (Step, RunUntil or
-// RunPaced), never from inside a device.
+// One engine. Everything that happens is an event in one queue ordered by
+// (virtual time, sequence number), and virtual time moves only when the loop
+// takes the next event, so a run is a function of the model and the seed. Exactly
+// one piece of emulated code runs at a time: a hardware event (with the machine
+// lock held; it must not block), a guest event, guest timer or interrupt handler
+// (without the lock, on the loop's goroutine), or a Task (a goroutine the loop
+// resumes and waits for until it blocks on the engine again). Guest code reaches
+// hardware only through the Bus, which takes the lock for one access, as a load
+// or store reaches silicon. The clock mode (Virtual or WallPaced) is fixed when
+// the machine is made; the guest cannot tell which runs.
 package emu
 
 import (
-	"context"
+	"errors"
 	"hash/fnv"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,7 +45,8 @@ type Event struct {
 	at    Time
 	seq   uint64
 	fn    func()
-	index int // position in the heap; -1 when not queued
+	index int  // position in the heap; -1 when not queued
+	guest bool // fn runs without the machine lock (guest, host or task code)
 }
 
 // Pending reports whether the event is still queued.
@@ -119,28 +124,59 @@ func (h *eventHeap) remove(i int) *Event {
 	return e
 }
 
-// Machine is one emulated system: clock, scheduler, bus, RAM and interrupt lines.
-type Machine struct {
-	mu     sync.Mutex
-	now    Time
-	queue  eventHeap
-	seq    uint64
-	seed   uint64
-	bus    *Bus
-	irqs   []*IRQ
-	pacing *pacing // nil: discrete-event mode, time jumps from event to event
-	wake   chan struct{}
+// ClockMode is how virtual time relates to the host's clock, fixed when a
+// machine is made.
+type ClockMode int
 
-	pendingTimers []func() // expired guest timers, run outside the lock
-	spareTimers   []func() // an emptied pendingTimers, kept to be reused
+const (
+	// Virtual: the loop jumps from event to event as fast as the host runs
+	// them; a run is a function of the model and the seed alone.
+	Virtual ClockMode = iota
+	// WallPaced: an event runs no earlier than its virtual time on the wall
+	// clock (virtual zero is the moment the machine was made), and the loop
+	// sleeps while none is due. For a far end that keeps real time (a TAP);
+	// what the host does then reaches the run by nature.
+	WallPaced
+)
+
+func (c ClockMode) String() string {
+	if c == WallPaced {
+		return "wall-paced"
+	}
+	return "virtual"
 }
 
-// NewMachine makes an empty machine whose random streams derive from seed.
-func NewMachine(seed uint64) *Machine {
-	m := &Machine{seed: seed, wake: make(chan struct{}, 1)}
+// Machine is one emulated system: clock, scheduler, bus, RAM and interrupt lines.
+type Machine struct {
+	mu    sync.Mutex
+	now   atomic.Int64 // virtual time; written by the loop with mu held
+	queue eventHeap
+	seq   uint64
+	seed  uint64
+	bus   *Bus
+	irqs  []*IRQ
+	mode  ClockMode
+	wall0 time.Time     // WallPaced: the wall time of virtual zero
+	wake  chan struct{} // WallPaced: a sleeping loop looks again
+
+	current *Task // the task running now; only the loop and that task touch it
+	tasks   []*Task
+	stopped bool
+}
+
+// NewMachine makes an empty machine in Virtual mode whose random streams
+// derive from seed.
+func NewMachine(seed uint64) *Machine { return NewMachineClock(seed, Virtual) }
+
+// NewMachineClock makes an empty machine with the given clock mode.
+func NewMachineClock(seed uint64, mode ClockMode) *Machine {
+	m := &Machine{seed: seed, mode: mode, wall0: time.Now(), wake: make(chan struct{}, 1)}
 	m.bus = newBus(m)
 	return m
 }
+
+// Clock is the machine's clock mode.
+func (m *Machine) Clock() ClockMode { return m.mode }
 
 // Bus is the machine's physical address space.
 func (m *Machine) Bus() *Bus { return m.bus }
@@ -157,52 +193,45 @@ func (m *Machine) Rand(name string) *rand.Rand {
 	return rand.New(rand.NewPCG(m.seed, h.Sum64()))
 }
 
-// Lock takes the machine lock and brings virtual time up to the paced clock.
-// Hardware code never calls it (it already holds the lock); the bus and the run
-// loops do.
-func (m *Machine) Lock() {
-	m.mu.Lock()
-	if m.pacing != nil {
-		if t := m.pacing.now(); t > m.now {
-			m.now = t
-		}
-	}
-}
+// Lock takes the machine lock. It never moves time. Hardware code never calls
+// it (it already holds the lock); the bus and guest code that schedules do.
+func (m *Machine) Lock() { m.mu.Lock() }
 
 // Unlock releases the machine lock.
 func (m *Machine) Unlock() { m.mu.Unlock() }
 
-// Now is the current virtual time. Hardware code calls it with the lock held;
-// inside an event it is the event's due time.
-func (m *Machine) Now() Time { return m.now }
+// Now is the current virtual time; inside an event it is the event's due time.
+// It takes no lock: any goroutine may read it.
+func (m *Machine) Now() Time { return Time(m.now.Load()) }
+
+// VirtualNow is Now, for callers outside hardware code.
+func (m *Machine) VirtualNow() Time { return m.Now() }
 
 // At schedules fn at virtual time t (or now, if t is in the past). Hardware only;
 // the lock must be held. fn runs with the lock held.
 func (m *Machine) At(t Time, fn func()) *Event {
-	if t < m.now {
-		t = m.now
-	}
-	m.seq++
-	e := &Event{at: t, seq: m.seq, fn: fn}
-	wasFirst := len(m.queue) == 0 || t < m.queue[0].at
-	m.queue.push(e)
-	if wasFirst {
-		m.kick()
-	}
+	e := &Event{fn: fn, index: -1}
+	m.Schedule(e, t)
 	return e
 }
 
-// NewEvent makes an event that is not queued yet; Schedule queues it. A device
-// that fires the same action again and again (a MAC's end of frame) keeps one
-// event and re-queues it, so its frame path allocates nothing.
+// NewEvent makes a hardware event that is not queued yet; Schedule queues it. A
+// device that fires the same action again and again (a MAC's end of frame) keeps
+// one event and re-queues it, so its frame path allocates nothing.
 func (m *Machine) NewEvent(fn func()) *Event { return &Event{index: -1, fn: fn} }
 
+// NewGuestEvent makes an event whose fn runs without the machine lock, on the
+// loop's goroutine: guest software (a kernel timer, a softirq), a host stack, or
+// anything else that is not silicon. It may take the lock through the Bus or
+// Lock, and may block only by driving the machine (GuestDelay).
+func (m *Machine) NewGuestEvent(fn func()) *Event { return &Event{index: -1, fn: fn, guest: true} }
+
 // Schedule queues e at virtual time t (or now, if t is in the past), moving it if
-// it is already pending. Hardware only; the lock must be held.
+// it is already pending. The lock must be held.
 func (m *Machine) Schedule(e *Event, t Time) {
 	m.Cancel(e)
-	if t < m.now {
-		t = m.now
+	if now := m.Now(); t < now {
+		t = now
 	}
 	m.seq++
 	e.at, e.seq = t, m.seq
@@ -214,7 +243,17 @@ func (m *Machine) Schedule(e *Event, t Time) {
 }
 
 // After schedules fn d nanoseconds from now.
-func (m *Machine) After(d Time, fn func()) *Event { return m.At(m.now+d, fn) }
+func (m *Machine) After(d Time, fn func()) *Event { return m.At(m.Now()+d, fn) }
+
+// GuestAfter schedules a guest event fn d from now; it takes the lock itself, so
+// guest and host code (never hardware code) call it.
+func (m *Machine) GuestAfter(d Time, fn func()) *Event {
+	e := m.NewGuestEvent(fn)
+	m.mu.Lock()
+	m.Schedule(e, m.Now()+d)
+	m.mu.Unlock()
+	return e
+}
 
 // Cancel removes a pending event; it is a no-op for nil or already-run events.
 func (m *Machine) Cancel(e *Event) {
@@ -240,161 +279,158 @@ func (m *Machine) kick() {
 	}
 }
 
-// runDue runs every event due at or before limit, in time order. Each event
-// sees Now() as its own due time, even when a paced run loop reaches it late:
-// a chain of events (a MAC sending frame after frame) then keeps its exact
-// spacing instead of stretching to the loop's wake-ups. Afterwards the clock is
-// never behind where it was. Lock held.
-func (m *Machine) runDue(limit Time) int {
-	n := 0
-	for len(m.queue) > 0 && m.queue[0].at <= limit {
-		e := m.queue.remove(0)
-		// e.fn may queue e again (a re-used event): read its time first.
-		was, at := m.now, e.at
-		m.now = at
-		e.fn()
-		m.now = max(was, at)
-		n++
+// runNext runs the earliest event if it is due at or before limit, then
+// delivers pending interrupts. Virtual time becomes the event's due time.
+func (m *Machine) runNext(limit Time) bool {
+	m.mu.Lock()
+	if len(m.queue) == 0 || m.queue[0].at > limit {
+		m.mu.Unlock()
+		return false
 	}
-	return n
+	e := m.queue.remove(0)
+	m.now.Store(int64(e.at)) // never behind: Schedule clamps to now
+	if e.guest {
+		m.mu.Unlock()
+		e.fn()
+	} else {
+		e.fn()
+		m.mu.Unlock()
+	}
+	m.DeliverInterrupts()
+	return true
 }
 
-// Step runs the earliest pending event (and any due at the same instant), then
-// delivers pending interrupts. It reports false when nothing is scheduled and no
-// interrupt is pending. Discrete-event mode only.
-func (m *Machine) Step() bool {
-	m.mu.Lock()
-	ran := 0
-	if len(m.queue) > 0 {
-		ran = m.runDue(m.queue[0].at)
+// waitWall sleeps, in WallPaced mode, until the wall clock reaches virtual time
+// t, a new earlier event is scheduled, or stop is closed; it reports whether t
+// has come. Virtual mode: always true at once.
+func (m *Machine) waitWall(t Time, stop <-chan struct{}) bool {
+	if m.mode != WallPaced {
+		return true
 	}
-	m.mu.Unlock()
-	delivered := m.DeliverInterrupts()
-	return ran > 0 || delivered
+	d := time.Until(m.wall0.Add(t.Duration()))
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-m.wake:
+	case <-stop:
+	}
+	return false
+}
+
+// Step runs the earliest pending event, then delivers pending interrupts. It
+// reports false when nothing is scheduled and no interrupt handler ran.
+func (m *Machine) Step() bool {
+	next, ok := m.NextEvent()
+	if !ok {
+		return m.DeliverInterrupts()
+	}
+	for !m.waitWall(next, nil) {
+		if next, ok = m.NextEvent(); !ok {
+			return m.DeliverInterrupts()
+		}
+	}
+	return m.runNext(next) || m.DeliverInterrupts()
 }
 
 // RunUntil runs events until virtual time reaches t, then sets the clock to t.
+// Called from inside an event (a guest that sleeps in atomic context) it runs
+// the machine nested, which is deterministic too.
 func (m *Machine) RunUntil(t Time) {
 	for {
-		m.mu.Lock()
-		if len(m.queue) == 0 || m.queue[0].at > t {
-			if t > m.now {
-				m.now = t
+		next, ok := m.NextEvent()
+		if !ok || next > t {
+			if m.waitWall(t, nil) {
+				break
 			}
-			m.mu.Unlock()
-			m.DeliverInterrupts()
-			return
+			continue
 		}
-		m.runDue(m.queue[0].at)
-		m.mu.Unlock()
-		m.DeliverInterrupts()
+		if m.waitWall(next, nil) {
+			m.runNext(t)
+		}
 	}
+	m.mu.Lock()
+	if t > m.Now() {
+		m.now.Store(int64(t))
+	}
+	m.mu.Unlock()
+	m.DeliverInterrupts()
 }
 
 // Advance moves virtual time forward by d, running what falls due.
-func (m *Machine) Advance(d Time) {
-	m.mu.Lock()
-	t := m.now + d
-	m.mu.Unlock()
-	m.RunUntil(t)
-}
+func (m *Machine) Advance(d Time) { m.RunUntil(m.Now() + d) }
 
-// RunPaced drives the machine against wall time until ctx ends: virtual time
-// runs at scale × wall time (scale 1 is real time). Events run when their virtual
-// time has come, and interrupts are delivered from this goroutine. It sleeps on
-// Go's timers, which wake an idle process up to ~1 ms late: handlers then run late
-// in virtual time (BenchmarkPacedWakeLateness; README, Known gaps).
-func (m *Machine) RunPaced(ctx context.Context, scale float64) {
-	m.mu.Lock()
-	if scale <= 0 {
-		scale = 1
-	}
-	m.pacing = &pacing{start: time.Now(), base: m.now, scale: scale}
-	p := m.pacing
-	m.mu.Unlock()
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		next, has := m.runPacedDue(p)
-		if m.DeliverInterrupts() {
+// ErrStalled is returned by Run when nothing is scheduled and the run's goal
+// is not reached: every task waits for something that can never happen.
+var ErrStalled = errors.New("emu: nothing left to run (every task is blocked)")
+
+// Run drives the machine until done() reports true (checked after each event)
+// or stop is closed. In Virtual mode an empty queue before done is ErrStalled;
+// in WallPaced mode the loop sleeps until the next event is due or something is
+// injected, and never spins.
+func (m *Machine) Run(stop <-chan struct{}, done func() bool) error {
+	for !done() {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		next, ok := m.NextEvent()
+		if !ok {
+			if m.mode != WallPaced {
+				return ErrStalled
+			}
+			select {
+			case <-m.wake:
+			case <-stop:
+				return nil
+			}
 			continue
 		}
-		wait := time.Hour
-		if has {
-			wait = p.wallDuration(next - p.now())
-		}
-		timer.Reset(wait)
-		select {
-		case <-ctx.Done():
-			return
-		case <-m.wake:
-		case <-timer.C:
+		if m.waitWall(next, stop) {
+			m.runNext(next)
 		}
 	}
+	return nil
 }
 
-// runPacedDue runs the events the paced clock has reached, brings virtual time
-// up to it, and returns the next event's time (has: there is one).
-func (m *Machine) runPacedDue(p *pacing) (next Time, has bool) {
+// Inject runs fn as a guest event at the current virtual time: how a goroutine
+// outside the machine (a TAP reader, a signal) hands it something. Safe from
+// any goroutine but hardware code.
+func (m *Machine) Inject(fn func()) {
+	e := m.NewGuestEvent(fn)
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	limit := p.now()
-	m.runDue(limit)
-	m.now = max(m.now, limit)
-	if len(m.queue) == 0 {
-		return 0, false
+	now := m.Now()
+	if m.mode == WallPaced {
+		// Stamped with the wall clock's virtual time: a host frame enters
+		// when it arrived, not when an idle loop last moved the clock.
+		now = max(now, Time(time.Since(m.wall0)))
 	}
-	return m.queue[0].at, true
-}
-
-// Paced reports whether a paced run loop owns the clock, and its scale.
-func (m *Machine) Paced() (float64, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.pacing == nil {
-		return 0, false
-	}
-	return m.pacing.scale, true
-}
-
-// VirtualNow reads the virtual clock from any goroutine without running events.
-func (m *Machine) VirtualNow() Time {
-	m.Lock()
-	defer m.Unlock()
-	return m.now
-}
-
-// WallDuration converts a virtual duration to the wall time it takes under the
-// current pacing (identity in discrete-event mode).
-func (m *Machine) WallDuration(d Time) time.Duration {
-	m.mu.Lock()
-	p := m.pacing
+	m.Schedule(e, now)
+	m.kick()
 	m.mu.Unlock()
-	if p == nil {
-		return d.Duration()
-	}
-	return p.wallDuration(d)
 }
 
-type pacing struct {
-	start     time.Time
-	base      Time
-	scale     float64
-	quiescent bool          // RunQuiescent: the clock may jump when the process is idle
-	stopped   chan struct{} // RunQuiescent: closed when the loop ends
-	// from is the virtual time the loop started at and skipped the virtual
-	// time it jumped over while every other goroutine was blocked (machine
-	// lock). The rest flowed with the wall clock at the scale.
-	from, skipped Time
-}
-
-func (p *pacing) now() Time {
-	return p.base + Time(float64(time.Since(p.start))*p.scale)
-}
-
-func (p *pacing) wallDuration(d Time) time.Duration {
+// Sleep lets d of virtual time pass for the caller: a task blocks (the loop
+// runs on); any other caller drives the machine forward itself (RunUntil).
+// Hardware code never sleeps.
+func (m *Machine) Sleep(d Time) {
 	if d <= 0 {
-		return 0
+		return
 	}
-	return time.Duration(float64(d) / p.scale)
+	if t := m.current; t != nil {
+		m.mu.Lock()
+		m.Schedule(t.ev, m.Now()+d)
+		m.mu.Unlock()
+		t.park()
+		return
+	}
+	m.RunUntil(m.Now() + d)
 }
+
+// GuestDelay is the guest's udelay/usleep/msleep: Sleep.
+func (m *Machine) GuestDelay(d Time) { m.Sleep(d) }
