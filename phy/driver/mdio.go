@@ -15,13 +15,11 @@ type MDIO interface {
 }
 
 // Kernel is the guest kernel time the driver needs: msleep for the reset poll
-// and WaitLink, a timer for the PHY state machine's delayed work, and whether a
-// paced run loop owns the clock (then deferred work gets its own goroutine, a
-// kworker, instead of running inline). *emu.Machine satisfies it.
+// and WaitLink, and a timer for the PHY state machine's delayed work.
+// *emu.Machine satisfies it.
 type Kernel interface {
 	GuestDelay(d emu.Time)
 	GuestAfterFunc(d emu.Time, fn func()) *emu.GuestTimer
-	Paced() (scale float64, paced bool)
 }
 
 // Register access with Linux's semantics. Callers hold p.mu (the MDIO bus lock

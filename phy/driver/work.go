@@ -4,20 +4,11 @@ import "sync"
 
 // Deferred work: Linux runs the PHY state machine on a workqueue and the PHY
 // interrupt as a threaded, oneshot handler, both in process context, because
-// MDIO sleeps (stmmac's ReadPHY polls the busy bit with usleep). In mesonemu a
-// guest timer callback or interrupt handler is atomic context: it must not
-// sleep, and in discrete-event mode it may run nested inside another guest
-// sleep (GuestDelay runs the machine on the caller's goroutine). So those
-// contexts only record the work and kick; the work runs under p.mu:
-//
-//   - inline, when the kicker can take p.mu (in discrete-event mode this is
-//     the only goroutine; the MDIO sleeps then run the machine nested, which
-//     is deterministic);
-//   - on a fresh goroutine when kicked from atomic context under a paced run
-//     loop (a sleep there would stall the loop that must complete the MDIO
-//     frame);
-//   - or, when p.mu is busy (an outer frame on this goroutine, or another
-//     goroutine), by the holder as it releases p.mu (unlock).
+// MDIO sleeps (stmmac's ReadPHY polls the busy bit with usleep). Here a guest
+// timer callback or interrupt handler only records the work and kicks; the work
+// runs under p.mu, inline when the kicker can take p.mu (its MDIO sleeps then
+// run the machine nested, which the engine keeps deterministic), or else by the
+// holder as it releases p.mu (unlock).
 //
 // The interrupt line is masked (handler removed) from the hard handler until
 // the threaded part has acknowledged INSR, as IRQF_ONESHOT does.
@@ -57,7 +48,7 @@ func (p *PHY) lock() { p.mu.Lock() }
 // notifications, and runs work that arrived while p.mu was held.
 func (p *PHY) unlock() {
 	p.release()
-	p.kick(false)
+	p.kick()
 }
 
 // release is unlock without draining: publish, unlock, deliver.
@@ -74,18 +65,10 @@ func (p *PHY) release() {
 }
 
 // kick runs pending work if p.mu is free (see the package comment above).
-// atomic says the caller is a timer callback or interrupt handler.
-func (p *PHY) kick(atomic bool) {
+func (p *PHY) kick() {
 	for p.workPending() {
 		if !p.mu.TryLock() {
 			return // the holder drains when it unlocks
-		}
-		if _, paced := p.k.Paced(); atomic && paced {
-			go func() {
-				p.runWorkLocked()
-				p.unlock()
-			}()
-			return
 		}
 		p.runWorkLocked()
 		p.release()
@@ -113,13 +96,13 @@ func (p *PHY) runWorkLocked() {
 func (p *PHY) hardInterrupt() {
 	p.cfg.IRQ.Handle(nil)
 	p.addWork(true, false)
-	p.kick(true)
+	p.kick()
 }
 
 // timerFired is the state machine's delayed work coming due.
 func (p *PHY) timerFired() {
 	p.addWork(false, true)
-	p.kick(true)
+	p.kick()
 }
 
 // snapshot is the state readers see without waiting for p.mu.

@@ -1,8 +1,8 @@
 package driver
 
 import (
-	"context"
-	"sync"
+	"errors"
+	"fmt"
 	"testing"
 
 	"mesonemu/emu"
@@ -65,48 +65,47 @@ func TestSleepingMDIODiscrete(t *testing.T) {
 	}
 }
 
-// TestPacedRunLoop runs the machine under RunPaced (virtual time 50x wall
-// time) with the driver in its own goroutine, as a TAP or scaled run does:
-// the deferred work must leave the run loop free to complete MDIO frames.
-// Only outcomes are asserted, no durations.
-func TestPacedRunLoop(t *testing.T) {
+// TestDriverInATask runs the driver's process-context calls in an engine task
+// (a kernel thread), as the in-process runs do: its sleeps yield to the loop,
+// the deferred work runs from the loop's timers and interrupts, and the link
+// comes and goes as in discrete-event mode. Only outcomes are asserted.
+func TestDriverInATask(t *testing.T) {
 	b := newBoard(t, phy.Config{})
 	b.bus.frame = mdioFrame
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		b.m.RunPaced(ctx, 50)
-	}()
-	defer func() {
-		cancel()
-		wg.Wait()
-	}()
-	p, _ := b.bring(Config{Interface: "rgmii", IRQ: b.irq})
-	if err := p.WaitLink(60 * emu.Second); err != nil {
-		t.Fatalf("paced boot: %v", err)
-	}
-	if up, speed, full := p.Link(); !up || speed != 1000 || !full {
-		t.Errorf("paced link %v %d %v", up, speed, full)
-	}
-	b.cableEvent(false)
-	down := false
-	for waited := emu.Time(0); waited < 10*emu.Second; waited += WaitLinkStep {
-		if up, _, _ := p.Link(); !up {
-			down = true
-			break
+	var errs []error
+	task := b.m.Go("phy", func() {
+		p, _ := b.bring(Config{Interface: "rgmii", IRQ: b.irq})
+		if err := p.WaitLink(60 * emu.Second); err != nil {
+			errs = append(errs, fmt.Errorf("boot: %w", err))
+			return
 		}
-		b.m.GuestDelay(WaitLinkStep)
+		if up, speed, full := p.Link(); !up || speed != 1000 || !full {
+			errs = append(errs, fmt.Errorf("link %v %d %v", up, speed, full))
+		}
+		b.cableEvent(false)
+		down := false
+		for waited := emu.Time(0); waited < 10*emu.Second; waited += WaitLinkStep {
+			if up, _, _ := p.Link(); !up {
+				down = true
+				break
+			}
+			b.m.GuestDelay(WaitLinkStep)
+		}
+		if !down {
+			errs = append(errs, errors.New("link loss never reported"))
+		}
+		b.cableEvent(true)
+		if err := p.WaitLink(60 * emu.Second); err != nil {
+			errs = append(errs, fmt.Errorf("reconnect: %w", err))
+		}
+		p.Stop()
+	})
+	if err := b.m.Run(nil, task.Done); err != nil {
+		t.Fatal(err)
 	}
-	if !down {
-		t.Error("paced: link loss never reported")
+	for _, err := range errs {
+		t.Error(err)
 	}
-	b.cableEvent(true)
-	if err := p.WaitLink(60 * emu.Second); err != nil {
-		t.Errorf("paced reconnect: %v", err)
-	}
-	p.Stop()
 	if n := b.bus.reentered.Load(); n != 0 {
 		t.Errorf("%d re-entrant MDIO accesses", n)
 	}
