@@ -9,7 +9,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"mesonemu/linktest"
 	"mesonemu/perfrun"
@@ -76,9 +80,11 @@ type Options struct {
 	Duration time.Duration // virtual, per iperf3 run
 	Seeds    int
 	// Frames for the frame-level loss measurement of each row.
-	Frames    int
-	TimeScale float64
-	Progress  io.Writer // one line per finished run; nil: none
+	Frames int
+	// Jobs is how many runs go at once (default: the number of cores). Every
+	// run is deterministic, so the result does not depend on it.
+	Jobs     int
+	Progress io.Writer // one line per finished run, in the order they finish; nil: none
 }
 
 // Result is the whole table.
@@ -99,57 +105,97 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Frames == 0 {
 		o.Frames = 20000
 	}
+	if o.Jobs < 1 {
+		o.Jobs = runtime.NumCPU()
+	}
 	res := &Result{Board: o.Board, DurationSec: o.Duration.Seconds()}
-	for _, c := range Configs {
-		row, err := runRow(ctx, o, c)
-		if err != nil {
-			return res, fmt.Errorf("compare %s: %w", c.Name, err)
+	runs := make([][]seedRun, len(Configs))
+	for i := range runs {
+		runs[i] = make([]seedRun, o.Seeds)
+	}
+	var mu sync.Mutex // Progress
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Jobs)
+	for i, c := range Configs {
+		for k := range o.Seeds {
+			g.Go(func() error {
+				r, err := runSeed(gctx, o, c, uint64(k+1))
+				if err != nil {
+					return fmt.Errorf("compare %s: %w", c.Name, err)
+				}
+				runs[i][k] = r
+				if o.Progress != nil && !r.dead {
+					mu.Lock()
+					fmt.Fprintf(o.Progress, "  %-16s seed %d: %6.1f Mbit/s, %d retransmits, %.3f %% of data frames lost\n",
+						c.Name, k+1, r.rep.ThroughputBps/1e6, r.rep.Retransmits, 100*r.rep.MeasuredLoss)
+					mu.Unlock()
+				}
+				return nil
+			})
 		}
-		res.Rows = append(res.Rows, row)
+	}
+	if err := g.Wait(); err != nil {
+		return res, err
+	}
+	for i, c := range Configs {
+		res.Rows = append(res.Rows, summarize(o, c, runs[i]))
 	}
 	return res, nil
 }
 
-func runRow(ctx context.Context, o Options, c Config) (Row, error) {
+// seedRun is one configuration with one seed: the frame-level test, then, on a
+// live link, the iperf3 run.
+type seedRun struct {
+	predicted, frameLoss float64
+	dead                 bool
+	rep                  *perfrun.Report
+}
+
+func (c Config) simOptions(board string, seed uint64) sim.Options {
+	d := c.TxDelayNs
+	so := sim.Options{Board: board, Driver: c.Driver, TxDelayNs: &d, PhyMode: c.PhyMode, Seed: seed}
+	if c.PHYTXDelay {
+		on := true
+		so.PHYTXDelay = &on
+	}
+	return so
+}
+
+func runSeed(ctx context.Context, o Options, c Config, seed uint64) (seedRun, error) {
+	so := c.simOptions(o.Board, seed)
+	lt, err := linktest.Run(so, linktest.Options{Frames: o.Frames, Size: 1514, Payload: "random", Direction: "tx"})
+	if err != nil {
+		return seedRun{}, err
+	}
+	r := seedRun{predicted: lt.TX.PredictedLoss, frameLoss: lt.TX.MeasuredLoss, dead: lt.TX.MeasuredLoss > 0.5}
+	if r.dead {
+		return r, nil
+	}
+	_, r.rep, err = perfrun.Run(ctx, perfrun.Options{Sim: so, Duration: o.Duration})
+	return r, err
+}
+
+// summarize turns a configuration's runs (in seed order) into its row.
+func summarize(o Options, c Config, runs []seedRun) Row {
 	row := Row{Name: c.Name, Driver: c.Driver, TxDelayNs: c.TxDelayNs, PhyMode: c.PhyMode, PHYTXDelay: c.PHYTXDelay,
 		Seeds: o.Seeds, Reported: c.Reported, ReportedMbps: c.ReportedMbps, ReportedRetrans: c.ReportedRetrans}
 	var tput, retr, loss, rtt []float64
-	for seed := uint64(1); seed <= uint64(o.Seeds); seed++ {
-		d := c.TxDelayNs
-		so := sim.Options{Board: o.Board, Driver: c.Driver, TxDelayNs: &d, PhyMode: c.PhyMode, Seed: seed}
-		if c.PHYTXDelay {
-			on := true
-			so.PHYTXDelay = &on
-		}
-		lt, err := linktest.Run(so, linktest.Options{Frames: o.Frames, Size: 1514, Payload: "random", Direction: "tx"})
-		if err != nil {
-			return row, err
-		}
-		row.PredictedFrameLoss = lt.TX.PredictedLoss
-		if lt.TX.MeasuredLoss > 0.5 {
+	for _, r := range runs {
+		row.PredictedFrameLoss = r.predicted
+		if r.dead {
 			row.LinkDead = true
-			loss = append(loss, lt.TX.MeasuredLoss)
+			loss = append(loss, r.frameLoss)
 			tput = append(tput, 0)
 			continue
 		}
-		_, rep, err := perfrun.Run(ctx, perfrun.Options{Sim: so, Duration: o.Duration, TimeScale: o.TimeScale})
-		if err != nil {
-			return row, err
-		}
-		row.ClockChain, row.EffectiveTXDelayPs = rep.ClockChain, rep.EffectiveTX
-		tput = append(tput, rep.ThroughputBps)
-		retr = append(retr, float64(rep.Retransmits))
-		rtt = append(rtt, rep.PathSRTTMicros)
-		loss = append(loss, rep.MeasuredLoss)
-		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "  %-16s seed %d: %6.1f Mbit/s, %d retransmits, %.3f %% of data frames lost\n",
-				c.Name, seed, rep.ThroughputBps/1e6, rep.Retransmits, 100*rep.MeasuredLoss)
-		}
+		row.ClockChain, row.EffectiveTXDelayPs = r.rep.ClockChain, r.rep.EffectiveTX
+		tput = append(tput, r.rep.ThroughputBps)
+		retr = append(retr, float64(r.rep.Retransmits))
+		rtt = append(rtt, r.rep.PathSRTTMicros)
+		loss = append(loss, r.rep.MeasuredLoss)
 	}
 	if row.ClockChain == "" {
-		d := c.TxDelayNs
-		s, err := sim.New(sim.Options{Board: o.Board, Driver: c.Driver, TxDelayNs: &d, PhyMode: c.PhyMode})
-		if err == nil {
+		if s, err := sim.New(c.simOptions(o.Board, 0)); err == nil {
 			if desc, err := s.Describe(); err == nil {
 				row.ClockChain, row.EffectiveTXDelayPs = desc.ClockChain, desc.EffectiveTX
 			}
@@ -162,7 +208,7 @@ func runRow(ctx context.Context, o Options, c Config) (Row, error) {
 	if !row.LinkDead && row.ReportedMbps > 0 {
 		row.ImpliedRTTMicros = impliedRTT(row.ReportedMbps*1e6, row.MeasuredFrameLoss).Seconds() * 1e6
 	}
-	return row, nil
+	return row
 }
 
 // Mathis et al.'s rule, BW = MSS/RTT × C/√p, as rgmii-timing.md §8.2 applies it:

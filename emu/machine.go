@@ -158,6 +158,7 @@ type Machine struct {
 	mode  ClockMode
 	wall0 time.Time     // WallPaced: the wall time of virtual zero
 	wake  chan struct{} // WallPaced: a sleeping loop looks again
+	late  time.Duration // WallPaced: the most an event ran behind its wall time
 
 	current *Task // the task running now; only the loop and that task touch it
 	tasks   []*Task
@@ -289,6 +290,9 @@ func (m *Machine) runNext(limit Time) bool {
 	}
 	e := m.queue.remove(0)
 	m.now.Store(int64(e.at)) // never behind: Schedule clamps to now
+	if m.mode == WallPaced {
+		m.late = max(m.late, time.Since(m.wall0)-e.at.Duration())
+	}
 	if e.guest {
 		m.mu.Unlock()
 		e.fn()
@@ -320,6 +324,14 @@ func (m *Machine) waitWall(t Time, stop <-chan struct{}) bool {
 	case <-stop:
 	}
 	return false
+}
+
+// MaxLateness is, in WallPaced mode, the most any event ran behind its time on
+// the wall clock (how far the emulated system fell behind real time).
+func (m *Machine) MaxLateness() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.late
 }
 
 // Step runs the earliest pending event, then delivers pending interrupts. It

@@ -64,8 +64,10 @@ func (t *Task) step() {
 // park hands control back to the loop until the task's event runs again. On a
 // stopped machine the task's goroutine ends instead (its defers run).
 func (t *Task) park() {
-	t.yield <- struct{}{}
-	<-t.resume
+	if !t.m.isStopped() {
+		t.yield <- struct{}{}
+		<-t.resume
+	}
 	if t.m.isStopped() {
 		runtime.Goexit()
 	}

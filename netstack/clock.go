@@ -1,7 +1,8 @@
 // Package netstack joins gVisor's TCP/IP stack to the emulated hardware: the board's
 // stack runs on the stmmac guest ring driver, the PC's stack on the far-end NIC, and
-// both read time from the machine's virtual clock, so TCP's timers, the DMA engine
-// and the wire share one time base.
+// both run on the machine's engine: their timers are engine events, every event
+// that touched a stack ends with that stack's barrier, and the programs on them
+// (iperf3) are engine tasks with connections that yield to the engine.
 package netstack
 
 import (
@@ -9,6 +10,7 @@ import (
 
 	"gvisor.dev/gvisor/pkg/tcpip"
 
+	"mesonemu/coop"
 	"mesonemu/emu"
 )
 
@@ -16,12 +18,13 @@ import (
 // in iperf3's timestamps; a fixed value keeps runs reproducible.
 var Epoch = time.Date(2019, time.December, 26, 12, 0, 0, 0, time.UTC)
 
-// Clock is a tcpip.Clock that reads the machine's virtual time. Its timers are
-// machine events, so a TCP retransmission timer fires at the right virtual
-// instant even when the host lags behind the paced clock; the callback then
-// runs in its own goroutine, as tcpip.Clock requires.
+// Clock is a tcpip.Clock on the machine's virtual time. Its timers are guest
+// events, so they fire at their exact virtual instant, in the order they were
+// armed when due together, and never in a goroutine of their own; after each
+// callback the clock's settle function (a stack's barrier) runs.
 type Clock struct {
-	m *emu.Machine
+	m      *emu.Machine
+	settle func()
 }
 
 // NewClock makes a tcpip.Clock over the machine's virtual time.
@@ -30,27 +33,30 @@ func NewClock(m *emu.Machine) *Clock { return &Clock{m: m} }
 var _ tcpip.Clock = (*Clock)(nil)
 
 // Now implements tcpip.Clock.
-func (c *Clock) Now() time.Time { return Epoch.Add(c.m.VirtualNow().Duration()) }
+func (c *Clock) Now() time.Time { return Epoch.Add(c.m.Now().Duration()) }
 
 // NowMonotonic implements tcpip.Clock.
 func (c *Clock) NowMonotonic() tcpip.MonotonicTime {
-	return tcpip.MonotonicTime{}.Add(c.m.VirtualNow().Duration())
+	return tcpip.MonotonicTime{}.Add(c.m.Now().Duration())
 }
 
 // AfterFunc implements tcpip.Clock.
 func (c *Clock) AfterFunc(d time.Duration, f func()) tcpip.Timer {
-	t := &clockTimer{m: c.m, f: f}
+	t := &clockTimer{m: c.m}
+	t.ev = c.m.NewGuestEvent(func() {
+		f()
+		if c.settle != nil {
+			c.settle()
+		}
+	})
 	t.Reset(d)
 	return t
 }
 
 type clockTimer struct {
 	m  *emu.Machine
-	f  func()
 	ev *emu.Event // guarded by the machine lock
 }
-
-func (t *clockTimer) fire() { go t.f() }
 
 func (t *clockTimer) Stop() bool {
 	t.m.Lock()
@@ -63,6 +69,24 @@ func (t *clockTimer) Stop() bool {
 func (t *clockTimer) Reset(d time.Duration) {
 	t.m.Lock()
 	defer t.m.Unlock()
-	t.m.Cancel(t.ev)
-	t.ev = t.m.After(emu.Time(d), t.fire)
+	t.m.Schedule(t.ev, t.m.Now()+emu.Time(d))
 }
+
+// ToVirtual converts a time on the clock (Epoch-based) to virtual time; the
+// zero time.Time is -1 (none), anything before Epoch is 0 (already past).
+func ToVirtual(t time.Time) emu.Time {
+	if t.IsZero() {
+		return -1
+	}
+	return max(emu.Time(t.Sub(Epoch)), 0)
+}
+
+// Sched is the engine as a coop.Sched: a program's activities are engine
+// tasks, its wakers the engine's.
+type Sched struct{ M *emu.Machine }
+
+// Go implements coop.Sched.
+func (s Sched) Go(fn func()) { s.M.Go("app", fn) }
+
+// NewWaker implements coop.Sched.
+func (s Sched) NewWaker() coop.Waker { return s.M.NewWaker() }

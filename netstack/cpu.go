@@ -1,51 +1,34 @@
 package netstack
 
-import (
-	"sync"
+import "mesonemu/emu"
 
-	"mesonemu/emu"
-)
-
-// CPU serialises a host's per-packet work in virtual time: every packet the
-// stack sends or receives occupies the (one) core for PerPacket + PerByte × len.
-// When the core is busy the packet waits, so a slow board is slow in virtual
-// time whatever the host machine's speed.
+// CPU is a host's one core in virtual time: every packet the stack sends or
+// receives occupies it for PerPacket + PerByte × len, one packet after the
+// other in the order they asked, so a slow board is slow in virtual time
+// whatever the host machine's speed. A nil *CPU costs nothing.
 type CPU struct {
 	m         *emu.Machine
 	perPacket float64 // ns
 	perByte   float64 // ns
-	mu        sync.Mutex
 	busyUntil emu.Time
 	busy      emu.Time // total virtual time spent working
 }
 
-// slack is how far the CPU may run ahead of the clock before a caller sleeps:
-// sleeping per packet would cost more host time than the packet; the average
-// rate is exact either way.
-const slack = 200 * emu.Microsecond
-
-// NewCPU makes a CPU model; a zero cost disables it (Charge returns at once).
+// NewCPU makes a CPU model; a zero cost disables it.
 func NewCPU(m *emu.Machine, perPacketNs, perByteNs float64) *CPU {
 	return &CPU{m: m, perPacket: perPacketNs, perByte: perByteNs}
 }
 
-// Charge books the work for one packet of n bytes and waits while the core is
-// more than slack ahead of virtual time.
-func (c *CPU) Charge(n int) {
+// reserve books the work for one packet of n bytes asked for at now and
+// returns when it is done. Callers are serialised by the engine.
+func (c *CPU) reserve(now emu.Time, n int) emu.Time {
 	if c == nil || (c.perPacket == 0 && c.perByte == 0) {
-		return
+		return now
 	}
 	cost := emu.Time(c.perPacket + c.perByte*float64(n))
-	now := c.m.VirtualNow()
-	c.mu.Lock()
-	start := max(now, c.busyUntil)
-	c.busyUntil = start + cost
+	c.busyUntil = max(now, c.busyUntil) + cost
 	c.busy += cost
-	ahead := c.busyUntil - now
-	c.mu.Unlock()
-	if ahead > slack {
-		c.m.Sleep(ahead - slack)
-	}
+	return c.busyUntil
 }
 
 // Busy is the total virtual time the core spent on packets.
@@ -53,7 +36,5 @@ func (c *CPU) Busy() emu.Time {
 	if c == nil {
 		return 0
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	return c.busy
 }

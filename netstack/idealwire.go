@@ -19,15 +19,18 @@ type IdealPort struct {
 	rateMbps int64
 	latency  emu.Time
 	lineFree emu.Time
-	slots    chan struct{} // TX ring: frames on their way
+	ring     int // TX ring: at most this many frames on their way
+	inFlight int
+	full     bool // a Transmit was refused: call ready when a slot frees
 	recv     func([]byte)
+	ready    func()
 }
 
 // NewIdealWire makes a cable at rateMbps with a one-way latency; each end holds
-// up to ring frames in flight before Transmit blocks, like a NIC's TX ring.
+// up to ring frames in flight before Transmit says ErrBusy, like a NIC's TX ring.
 func NewIdealWire(m *emu.Machine, rateMbps int, latency emu.Time, ring int) *IdealWire {
 	mk := func() *IdealPort {
-		return &IdealPort{m: m, rateMbps: int64(rateMbps), latency: latency, slots: make(chan struct{}, ring)}
+		return &IdealPort{m: m, rateMbps: int64(rateMbps), latency: latency, ring: ring}
 	}
 	w := &IdealWire{A: mk(), B: mk()}
 	w.A.peer, w.B.peer = w.B, w.A
@@ -36,22 +39,38 @@ func NewIdealWire(m *emu.Machine, rateMbps int, latency emu.Time, ring int) *Ide
 
 // Transmit implements FrameNIC.
 func (p *IdealPort) Transmit(frame []byte) error {
-	p.slots <- struct{}{}
 	buf := append([]byte(nil), frame...)
 	p.m.Lock()
+	defer p.m.Unlock()
+	if p.inFlight >= p.ring {
+		p.full = true
+		return ErrBusy
+	}
+	p.inFlight++
 	start := max(p.m.Now(), p.lineFree)
 	// 8 bytes preamble+SFD, 4 bytes FCS, 12 bytes gap; short frames are padded to 60.
 	n := int64(max(len(buf), 60) + 8 + 4 + 12)
 	p.lineFree = start + emu.Time(n*8*1000/p.rateMbps)
-	p.m.At(p.lineFree+p.latency, func() {
-		<-p.slots
-		if r := p.peer.recv; r != nil {
+	ev := p.m.NewGuestEvent(func() {
+		p.m.Lock()
+		p.inFlight--
+		wake := p.full
+		p.full = false
+		r := p.peer.recv
+		p.m.Unlock()
+		if r != nil {
 			r(buf)
 		}
+		if wake && p.ready != nil {
+			p.ready()
+		}
 	})
-	p.m.Unlock()
+	p.m.Schedule(ev, p.lineFree+p.latency)
 	return nil
 }
+
+// SetTxReady implements FrameNIC.
+func (p *IdealPort) SetTxReady(fn func()) { p.ready = fn }
 
 // SetReceiver implements FrameNIC.
 func (p *IdealPort) SetReceiver(fn func([]byte)) {

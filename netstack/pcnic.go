@@ -11,57 +11,95 @@ import (
 // seen as a FrameNIC by the PC's gVisor stack. Between the two it applies a
 // Linux PC's receiver ACK policy (pcacks.go), which gVisor lacks.
 type PCNIC struct {
-	m    *emu.Machine
-	nic  *farend.NIC
-	done chan struct{}
-	acks pcAcks
+	m       *emu.Machine
+	nic     *farend.NIC
+	acks    pcAcks
+	recv    func([]byte)
+	ready   func()
+	rxq     [][]byte   // frames the far end handed over (machine lock)
+	rxEv    *emu.Event // hands rxq to the stack, in guest context
+	retryEv *emu.Event
+	closed  bool
 }
+
+// txRetry is how long a full far-end queue makes the PC's qdisc wait: about
+// one full frame's time at 1 Gbit/s.
+const txRetry = 12 * emu.Microsecond
 
 // NewPCNIC wraps the far end's NIC.
 func NewPCNIC(m *emu.Machine, nic *farend.NIC) *PCNIC {
-	p := &PCNIC{m: m, nic: nic, done: make(chan struct{})}
+	p := &PCNIC{m: m, nic: nic}
 	p.acks.send = func(f []byte) { _ = nic.SendLocked(f) }
+	p.rxEv = m.NewGuestEvent(p.deliver)
+	p.retryEv = m.NewGuestEvent(func() {
+		if p.ready != nil {
+			p.ready()
+		}
+	})
+	m.Lock()
+	nic.SetConsumer(p.consume)
+	m.Unlock()
 	return p
 }
 
-// Transmit implements FrameNIC. When the NIC's transmit queue is full it waits,
-// as the PC's qdisc would hold the packet, for about one frame time.
+// Transmit implements FrameNIC.
 func (p *PCNIC) Transmit(frame []byte) error {
 	p.m.Lock()
-	held := p.acks.hold(p.m, frame)
-	p.m.Unlock()
-	if held {
+	defer p.m.Unlock()
+	if p.closed {
+		return ErrClosed
+	}
+	if p.acks.hold(p.m, frame) {
 		return nil
 	}
-	for {
-		err := p.nic.Send(frame)
-		if !errors.Is(err, farend.ErrTxQueueFull) {
-			return err
-		}
-		select {
-		case <-p.done:
-			return ErrClosed
-		default:
-		}
-		p.m.Sleep(12 * emu.Microsecond)
+	err := p.nic.SendLocked(frame)
+	if errors.Is(err, farend.ErrTxQueueFull) {
+		p.m.Schedule(p.retryEv, p.m.Now()+txRetry)
+		return ErrBusy
 	}
+	return err
 }
 
-// SetReceiver implements FrameNIC. The far end calls fn from a hardware event
-// with the machine lock held; the Endpoint's receive only copies and queues.
+// SetTxReady implements FrameNIC.
+func (p *PCNIC) SetTxReady(fn func()) { p.ready = fn }
+
+// SetReceiver implements FrameNIC.
 func (p *PCNIC) SetReceiver(fn func([]byte)) {
 	p.m.Lock()
-	p.nic.SetConsumer(fn)
+	p.recv = fn
 	p.m.Unlock()
 }
 
-// Close releases blocked transmitters.
-func (p *PCNIC) Close() {
-	select {
-	case <-p.done:
-	default:
-		close(p.done)
+// consume is the far end's consumer, called from a hardware event (lock
+// held): the stack side runs later, as a guest event of its own.
+func (p *PCNIC) consume(frame []byte) {
+	if p.closed {
+		return
 	}
+	p.rxq = append(p.rxq, append([]byte(nil), frame...))
+	if !p.rxEv.Pending() {
+		p.m.Schedule(p.rxEv, p.m.Now())
+	}
+}
+
+func (p *PCNIC) deliver() {
+	p.m.Lock()
+	frames, fn := p.rxq, p.recv
+	p.rxq = nil
+	p.m.Unlock()
+	for _, f := range frames {
+		if fn != nil {
+			fn(f)
+		}
+	}
+}
+
+// Close refuses further frames.
+func (p *PCNIC) Close() {
+	p.m.Lock()
+	p.closed = true
+	p.m.Cancel(p.retryEv)
+	p.m.Unlock()
 }
 
 // AckStats counts what the PC's receiver ACK policy (pcacks.go) did.

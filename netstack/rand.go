@@ -33,3 +33,20 @@ func (s *lockedSource) Seed(seed int64) {
 	defer s.mu.Unlock()
 	s.src.Seed(seed)
 }
+
+// seededReader is a deterministic io.Reader for a stack's "secure" random
+// numbers: in an emulation the ISN secrets must repeat from run to run too.
+type seededReader struct {
+	mu  sync.Mutex
+	src *rand.Rand
+}
+
+func newSeededReader(seed int64) *seededReader {
+	return &seededReader{src: rand.New(rand.NewSource(seed))}
+}
+
+func (r *seededReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.src.Read(p)
+}

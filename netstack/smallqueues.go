@@ -2,11 +2,11 @@ package netstack
 
 import (
 	"encoding/binary"
-	"sync"
 	"time"
 
-	"gvisor.dev/gvisor/pkg/tcpip"
 	"gvisor.dev/gvisor/pkg/tcpip/header"
+
+	"mesonemu/emu"
 )
 
 // TxCompleter is a FrameNIC that reports when the frames it took are freed
@@ -91,6 +91,7 @@ type tsqFlow struct {
 	lossSeen bool
 	marks    fifo[sentMark] // segments awaiting their ACK, for RTT samples
 	sent     uint64         // payload bytes admitted
+	held     fifo[*txFrame] // frames waiting for TX completion, in order
 }
 
 // stillInHost is skb_still_in_host_queue: the original of a retransmission
@@ -121,28 +122,26 @@ type pending struct {
 	r        seqRange
 }
 
+// smallQueues is guarded by its endpoint's lock. A frame over its flow's limit
+// is not refused to the stack (gVisor's writers must never block: the engine's
+// barrier waits for them) but held below the socket, in order, and let go when
+// TX completion or an ACK brings the flow under its limit again.
 type smallQueues struct {
-	clock tcpip.Clock
+	m     *emu.Machine
 	mss   int
-
-	mu      sync.Mutex
-	changed *sync.Cond
-	closed  bool
-	flows   map[flowKey]*tsqFlow
-	inNIC   fifo[pending] // frames the card holds, oldest first
-	waits   uint64        // segments that waited for TX completion (TSQ_THROTTLED)
-	held    uint64        // retransmissions held while their original was in the host
+	flows map[flowKey]*tsqFlow
+	order []*tsqFlow    // flows in the order they appeared (release order)
+	inNIC fifo[pending] // frames the card holds, oldest first
+	out   []*txFrame    // frames released by the last change
+	waits uint64        // segments that waited for TX completion (TSQ_THROTTLED)
+	held  uint64        // retransmissions held while their original was in the host
 }
 
-func newSmallQueues(clock tcpip.Clock, mtu uint32) *smallQueues {
-	q := &smallQueues{clock: clock, mss: int(mtu) - header.IPv4MinimumSize - header.TCPMinimumSize - 12, flows: map[flowKey]*tsqFlow{}}
-	q.changed = sync.NewCond(&q.mu)
-	return q
+func newSmallQueues(m *emu.Machine, mtu uint32) *smallQueues {
+	return &smallQueues{m: m, mss: int(mtu) - header.IPv4MinimumSize - header.TCPMinimumSize - 12, flows: map[flowKey]*tsqFlow{}}
 }
 
-func (q *smallQueues) now() time.Duration {
-	return time.Duration(q.clock.NowMonotonic().Sub(tcpip.MonotonicTime{}))
-}
+func (q *smallQueues) now() time.Duration { return q.m.Now().Duration() }
 
 // tcpSegment is what the queue needs of an Ethernet/IPv4/TCP frame.
 type tcpSegment struct {
@@ -223,21 +222,27 @@ func (q *smallQueues) limit(f *tsqFlow) int {
 	return max(2*skb, perShift)
 }
 
-// admit is called for every frame the stack writes, before it is queued. A
-// TCP data frame waits while its flow is over its limit; it returns the
-// bookkeeping to pass to sent, or false if the queue closed while waiting.
-func (q *smallQueues) admit(frame []byte) (pending, bool) {
-	seg, ok := parseTCP(frame)
-	if !ok || seg.payload == 0 {
-		return pending{}, true
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	f := q.flows[seg.key]
+// offer is called for every TCP data frame the stack writes. It reports
+// whether the frame may go to the qdisc now; otherwise it is held (ready
+// returns it later).
+func (q *smallQueues) offer(tf *txFrame) bool {
+	f := q.flows[tf.seg.key]
 	if f == nil {
-		f = &tsqFlow{una: seg.seq, nxt: seg.seq}
-		q.flows[seg.key] = f
+		f = &tsqFlow{una: tf.seg.seq, nxt: tf.seg.seq}
+		q.flows[tf.seg.key] = f
+		q.order = append(q.order, f)
 	}
+	if f.held.len() > 0 || !q.admit(f, tf) {
+		f.held.push(tf)
+		return false
+	}
+	return true
+}
+
+// admit decides for the flow's next frame, and does its bookkeeping if it
+// may go.
+func (q *smallQueues) admit(f *tsqFlow, tf *txFrame) bool {
+	seg := tf.seg
 	end := seg.seq + uint32(seg.payload)
 	r := seqRange{seg.seq, end}
 	// A retransmission waits while its original is still below the socket:
@@ -245,20 +250,13 @@ func (q *smallQueues) admit(frame []byte) (pending, bool) {
 	// freed; TCPSpuriousRtxHostQueues) and tries again after TX completion.
 	// With stmmac's TX coalescing that is the next IC frame or the timer.
 	retrans := f.started && seqAfter(f.nxt, seg.seq)
-	throttled, held := false, false
-waiting:
-	for !q.closed {
-		switch {
-		case retrans && f.stillInHost(r):
-			q.wait(&held, &q.held)
-		case f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f):
-			q.wait(&throttled, &q.waits)
-		default:
-			break waiting
-		}
-	}
-	if q.closed {
-		return pending{}, false
+	switch {
+	case retrans && f.stillInHost(r):
+		count(&tf.held, &q.held)
+		return false
+	case f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f):
+		count(&tf.throttled, &q.waits)
+		return false
 	}
 	if !f.started || seqAfter(end, f.nxt) {
 		if f.started && seqAfter(f.nxt, seg.seq) {
@@ -273,48 +271,53 @@ waiting:
 		f.lossSeen = true
 		f.marks.reset()
 	}
-	ts := skbTruesize(len(frame))
+	ts := skbTruesize(len(tf.b))
 	f.wmem += ts
 	f.inHost.push(r)
 	f.sent += uint64(seg.payload)
-	return pending{flow: f, truesize: ts, r: r}, true
+	tf.p = pending{flow: f, truesize: ts, r: r}
+	return true
 }
 
-// wait sleeps until the queue changes; the first wait of a kind for one frame
-// is counted. Lock held.
-func (q *smallQueues) wait(counted *bool, counter *uint64) {
+// count counts the first wait of a kind for one frame.
+func count(counted *bool, counter *uint64) {
 	if !*counted {
 		*counted = true
 		*counter++
 	}
-	q.changed.Wait()
+}
+
+// ready returns the held frames that may go now, flow by flow in the order the
+// flows appeared (valid until the next call).
+func (q *smallQueues) ready() []*txFrame {
+	q.out = q.out[:0]
+	for _, f := range q.order {
+		for f.held.len() > 0 && q.admit(f, f.held.live()[0]) {
+			q.out = append(q.out, f.held.popFront(1)[0])
+		}
+	}
+	return q.out
+}
+
+// heldFrames is how many frames wait below the sockets.
+func (q *smallQueues) heldFrames() int {
+	n := 0
+	for _, f := range q.order {
+		n += f.held.len()
+	}
+	return n
 }
 
 // toNIC moves a frame from the queue to the card's ring, before the card is
 // called, so that a completion can never overtake it.
-func (q *smallQueues) toNIC(p pending) {
-	q.mu.Lock()
-	q.inNIC.push(p)
-	q.mu.Unlock()
-}
+func (q *smallQueues) toNIC(p pending) { q.inNIC.push(p) }
 
 // notTaken undoes toNIC for the frame the card just refused.
 func (q *smallQueues) notTaken() {
-	q.mu.Lock()
 	if n := q.inNIC.len(); n > 0 {
 		q.release(q.inNIC.live()[n-1])
 		q.inNIC.removeAt(n - 1)
 	}
-	q.mu.Unlock()
-	q.changed.Broadcast()
-}
-
-// dropped frees a frame that never reached the card (the endpoint closed).
-func (q *smallQueues) dropped(p pending) {
-	q.mu.Lock()
-	q.release(p)
-	q.mu.Unlock()
-	q.changed.Broadcast()
 }
 
 func (q *smallQueues) release(p pending) {
@@ -326,12 +329,9 @@ func (q *smallQueues) release(p pending) {
 
 // completed is the card's TX completion: the oldest frames are freed.
 func (q *smallQueues) completed(frames int) {
-	q.mu.Lock()
 	for _, p := range q.inNIC.popFront(frames) {
 		q.release(p)
 	}
-	q.mu.Unlock()
-	q.changed.Broadcast()
 }
 
 // received looks at every frame the stack receives for ACKs of tracked flows:
@@ -342,10 +342,8 @@ func (q *smallQueues) received(frame []byte) {
 		return
 	}
 	key := flowKey{local: seg.key.remote, remote: seg.key.local, lport: seg.key.rport, rport: seg.key.lport}
-	q.mu.Lock()
 	f := q.flows[key]
 	if f == nil || !seqAfter(seg.ack, f.una) || seqAfter(seg.ack, f.nxt) {
-		q.mu.Unlock()
 		return
 	}
 	f.una = seg.ack
@@ -366,15 +364,13 @@ func (q *smallQueues) received(frame []byte) {
 		}
 		f.marks.popFront(covered)
 	}
-	q.mu.Unlock()
-	q.changed.Broadcast()
 }
 
+// close forgets the held frames (the endpoint counted them).
 func (q *smallQueues) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	q.changed.Broadcast()
+	for _, f := range q.order {
+		f.held.reset()
+	}
 }
 
 // SmallQueueStats is what TCP Small Queues did on one host.
@@ -394,11 +390,9 @@ type SmallQueueStats struct {
 }
 
 func (q *smallQueues) stats() SmallQueueStats {
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	st := SmallQueueStats{Waits: q.waits, HeldRetransmits: q.held}
 	var most uint64
-	for _, f := range q.flows {
+	for _, f := range q.order {
 		if f.sent > most {
 			most, st.SRTT = f.sent, f.srtt
 		}

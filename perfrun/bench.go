@@ -17,17 +17,15 @@ import (
 	"mesonemu/sim"
 )
 
-// Bench is a booted board with TCP/IP stacks on both ends of the cable and the
-// machine running in paced virtual time.
+// Bench is a booted board with TCP/IP stacks on both ends of the cable, on the
+// machine's engine. Programs run on it as tasks (Go) while RunWhile drives it.
 type Bench struct {
 	Sim       *sim.Sim
 	Board, PC *netstack.Host
-	Clock     *netstack.Clock
+	Clock     *netstack.Clock // for the programs: virtual time
+	Sched     netstack.Sched  // their activities are engine tasks
 	Report    *Report
 
-	ctx      context.Context
-	stop     context.CancelFunc
-	done     chan struct{}
 	pcNIC    *netstack.PCNIC
 	dataSent uint64 // machine lock
 	dataLost uint64 // machine lock
@@ -56,8 +54,8 @@ func tcpSegment(f []byte) (segKey, bool) {
 	return segKey{port: uint16(t[0])<<8 | uint16(t[1]), seq: uint32(t[4])<<24 | uint32(t[5])<<16 | uint32(t[6])<<8 | uint32(t[7])}, true
 }
 
-// Start boots the board (discrete-event time up to link), then runs the machine
-// paced against wall time and builds both hosts. Close stops everything.
+// Start boots the board (virtual time up to link) and builds both hosts on the
+// engine. Close stops everything.
 func Start(ctx context.Context, o Options) (*Bench, error) {
 	s, err := sim.New(o.Sim)
 	if err != nil {
@@ -67,8 +65,7 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bench{Sim: s, done: make(chan struct{}),
-		Report: &Report{Description: desc, Seed: o.Sim.Seed, TimeScale: o.TimeScale, LinkUpSeconds: s.LinkTime.Seconds()}}
+	b := &Bench{Sim: s, Report: &Report{Description: desc, Seed: o.Sim.Seed, LinkUpSeconds: s.LinkTime.Seconds()}}
 	b.lostSegs = map[segKey]bool{}
 	s.HW.AddTap(func(dir platform.Direction, _ emu.Time, frame []byte, res rgmiiwire.Result) {
 		if dir != platform.TX || len(frame) < dataFrameMin {
@@ -91,19 +88,18 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 		s.HW.AddTap(t)
 	}
 	m := s.HW.M
-	b.ctx, b.stop = context.WithCancel(ctx)
-	go func() { m.RunQuiescent(b.ctx, o.TimeScale); close(b.done) }()
 	b.Clock = netstack.NewClock(m)
+	b.Sched = netstack.Sched{M: m}
 	b.pcNIC = netstack.NewPCNIC(m, s.HW.FarEnd)
-	b.Board, err = netstack.NewHost(netstack.HostConfig{Name: "board", Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
-		CC: o.CC, Clock: b.Clock, NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1,
+	b.Board, err = netstack.NewHost(netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
+		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1,
 		CPU: netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)})
 	if err != nil {
 		b.Close()
 		return nil, err
 	}
-	b.PC, err = netstack.NewHost(netstack.HostConfig{Name: "pc", Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
-		CC: o.CC, Clock: b.Clock, NIC: b.pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2})
+	b.PC, err = netstack.NewHost(netstack.HostConfig{Name: "pc", Machine: m, Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
+		CC: o.CC, NIC: b.pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2})
 	if err != nil {
 		b.Close()
 		return nil, err
@@ -117,8 +113,6 @@ func (b *Bench) tally() {
 	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataLost
 	b.Report.LostNeverResent = uint64(len(b.lostSegs))
 	m.Unlock()
-	skipped, flowed := m.ClockSplit()
-	b.Report.ClockSkippedSeconds, b.Report.ClockFlowedSeconds = skipped.Seconds(), flowed.Seconds()
 	for _, h := range []*netstack.Host{b.Board, b.PC} {
 		if st := h.EP.SmallQueueStats(); st.SRTT > 0 {
 			b.Report.PathSRTTMicros = float64(st.SRTT) / float64(time.Microsecond)
@@ -127,17 +121,31 @@ func (b *Bench) tally() {
 	}
 }
 
-// Close stops the hosts and the machine.
+// Go starts a program on the engine.
+func (b *Bench) Go(name string, fn func()) *emu.Task { return b.Sim.HW.M.Go(name, fn) }
+
+// RunWhile drives the engine while more() holds (checked after each event) or
+// until ctx ends; ctx's end is its error.
+func (b *Bench) RunWhile(ctx context.Context, more func() bool) error {
+	err := b.Sim.HW.M.Run(ctx.Done(), func() bool { return !more() })
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// Close stops the machine (tasks still blocked are unwound) and the hosts.
 func (b *Bench) Close() {
+	b.Sim.HW.M.Stop()
+	if b.pcNIC != nil {
+		b.pcNIC.Close()
+	}
 	if b.PC != nil {
 		b.PC.Close()
 	}
 	if b.Board != nil {
 		b.Board.Close()
 	}
-	b.pcNIC.Close()
-	b.stop()
-	<-b.done
 }
 
 // RunIperf3 runs the board's iperf3 with iperf3's own arguments. The in-process
@@ -158,27 +166,31 @@ func RunIperf3(ctx context.Context, o Options, args []string, stdout, stderr io.
 	}
 	defer b.Close()
 	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC),
-		Stdout: stdout, Stderr: stderr, Seed: o.Sim.Seed + 7,
+		Stdout: stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: b.Sched,
 		Listen: func(_ context.Context, port int) (net.Listener, error) { return b.Board.Listen(uint16(port)) }}
-	peerCtx, stopPeer := context.WithCancel(b.ctx)
-	defer stopPeer()
 	if cfg.Mode == iperf3.ModeClient {
 		ln, err := b.PC.Listen(uint16(portOr(cfg.Client.Port)))
 		if err != nil {
 			return 0, err
 		}
-		go func() {
-			_ = iperf3.Serve(peerCtx, ln, iperf3.ServerOptions{Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC), Seed: o.Sim.Seed + 101})
-		}()
+		b.Go("pc iperf3 -s", func() {
+			_ = iperf3.Serve(ctx, ln, iperf3.ServerOptions{Clock: b.Clock, TCPInfo: netstack.TCPInfo,
+				Congestion: netstack.Congestion(o.CC), Seed: o.Sim.Seed + 101, Sched: b.Sched})
+		})
 	} else {
-		go func() {
+		b.Go("pc iperf3 -c", func() {
 			// Give the board's server a moment of virtual time to listen.
-			b.Sim.HW.M.GuestDelay(10 * emu.Millisecond)
-			_, _ = iperf3.Run(peerCtx, iperf3.ClientOptions{Host: o.BoardIP.Addr().String(), Port: portOr(cfg.Server.Port),
-				Dial: b.PC.Dial, Clock: b.Clock, Seed: o.Sim.Seed + 11})
-		}()
+			b.Sim.HW.M.Sleep(10 * emu.Millisecond)
+			_, _ = iperf3.Run(ctx, iperf3.ClientOptions{Host: o.BoardIP.Addr().String(), Port: portOr(cfg.Server.Port),
+				Dial: b.PC.Dial, Clock: b.Clock, Seed: o.Sim.Seed + 11, Sched: b.Sched})
+		})
 	}
-	return iperf3.Main(ctx, args, env), nil
+	code := 0
+	board := b.Go("board iperf3", func() { code = iperf3.Main(ctx, args, env) })
+	if err := b.RunWhile(ctx, func() bool { return !board.Done() }); err != nil {
+		return code, err
+	}
+	return code, nil
 }
 
 func portOr(p int) int {

@@ -13,8 +13,6 @@ import (
 	"net/netip"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
 	"mesonemu/platform"
@@ -30,22 +28,11 @@ type Options struct {
 	CC       string       // "cubic" (default) or "reno"
 	BoardIP  netip.Prefix // default 198.18.0.2/24
 	PCIP     netip.Prefix // default 198.18.0.1/24
-	// TimeScale is virtual seconds per wall second while the emulator works
-	// (idle stretches are skipped); 0 picks AutoTimeScale.
-	TimeScale float64
-	JSON      bool
+	JSON     bool
 	Output    io.Writer // iperf3's text output and the report; nil discards
 	// Taps see every frame as it left the wire (pcap capture).
 	Taps []platform.Tap
 }
-
-// AutoTimeScale is the pace of virtual time against wall time while the
-// emulator's goroutines work (emu.RunQuiescent; idle stretches are skipped).
-// Whatever host time passes while they work leaks into the emulated timing at
-// this rate: at 0.25 the fixed run gave 671-816 Mbit/s from run to run, at
-// 0.05 838-856, at 0.01 859.3 twice (5 s runs, 7.75 us per packet). A 10 s
-// test takes ~45 s of wall time on a 2-core host.
-const AutoTimeScale = 0.01
 
 // Defaults from the benchmarking range (RFC 2544).
 var (
@@ -63,18 +50,12 @@ type Counter struct {
 // Report is what a run found besides iperf3's own result.
 type Report struct {
 	sim.Description
-	Seed          uint64  `json:"seed"`
-	TimeScale     float64 `json:"time_scale"`
-	LinkUpSeconds float64 `json:"link_up_virtual_seconds"`
-	WallSeconds   float64 `json:"wall_seconds"`
-	// ClockSkippedSeconds is the virtual time the quiescence clock jumped over
-	// while every goroutine was blocked (the emulated system's own work is
-	// charged there, as events); ClockFlowedSeconds what passed with the wall
-	// clock at TimeScale (scale × wall time): the most host time that can have
-	// leaked into the emulated timing.
-	ClockSkippedSeconds float64 `json:"clock_skipped_virtual_seconds"`
-	ClockFlowedSeconds  float64 `json:"clock_flowed_virtual_seconds"`
-	Retransmits         uint64  `json:"retransmits"`
+	Seed           uint64  `json:"seed"`
+	LinkUpSeconds  float64 `json:"link_up_virtual_seconds"`
+	VirtualSeconds float64 `json:"virtual_seconds"`
+	// WallSeconds is the one host-dependent number of a run.
+	WallSeconds float64 `json:"wall_seconds"`
+	Retransmits uint64  `json:"retransmits"`
 	DataFramesSent      uint64  `json:"board_data_frames_sent"`
 	DataFramesLost      uint64  `json:"board_data_frames_dropped_bad_fcs"`
 	MeasuredLoss        float64 `json:"measured_frame_loss"`
@@ -118,36 +99,34 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	if !o.JSON {
 		writeHeader(out, rep)
 	}
-	runCtx := b.ctx
 	ln, err := pc.Listen(iperf3.DefaultPort)
 	if err != nil {
 		return nil, nil, err
 	}
+	var w io.Writer = out
+	if o.JSON {
+		w = io.Discard
+	}
 	var result *iperf3.Result
-	g, gctx := errgroup.WithContext(runCtx)
-	serverReady := make(chan struct{})
-	g.Go(func() error {
-		close(serverReady)
-		_, err := iperf3.ServeOne(gctx, ln, iperf3.ServerOptions{Clock: clock, TCPInfo: netstack.TCPInfo,
-			Congestion: netstack.Congestion(o.CC), Seed: o.Sim.Seed + 101})
-		return err
+	var clientErr, serverErr error
+	server := b.Go("pc iperf3 -s", func() {
+		_, serverErr = iperf3.ServeOne(ctx, ln, iperf3.ServerOptions{Clock: clock, TCPInfo: netstack.TCPInfo,
+			Congestion: netstack.Congestion(o.CC), Seed: o.Sim.Seed + 101, Sched: b.Sched})
 	})
-	g.Go(func() error {
-		<-serverReady
-		var err error
-		var w io.Writer = out
-		if o.JSON {
-			w = io.Discard
-		}
-		result, err = iperf3.Run(gctx, iperf3.ClientOptions{
+	client := b.Go("board iperf3 -c", func() {
+		result, clientErr = iperf3.Run(ctx, iperf3.ClientOptions{
 			Host: o.PCIP.Addr().String(), Seconds: int(o.Duration / time.Second), Parallel: o.Parallel, Reverse: o.Reverse,
 			Dial: board.Dial, Clock: clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC),
-			Output: w, Seed: o.Sim.Seed + 7,
+			Output: w, Seed: o.Sim.Seed + 7, Sched: b.Sched,
 		})
-		return err
 	})
-	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
-		return result, rep, fmt.Errorf("iperf3: %w", err)
+	if err := b.RunWhile(ctx, func() bool { return !client.Done() || !server.Done() }); err != nil {
+		return result, rep, err
+	}
+	for _, err := range []error{clientErr, serverErr} {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return result, rep, fmt.Errorf("iperf3: %w", err)
+		}
 	}
 	b.tally()
 	if rep.DataFramesSent > 0 {
@@ -160,6 +139,7 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 		rep.ThroughputBps = result.End.SumReceived.BitsPerSecond
 	}
 	rep.Counters = collectCounters(s, board, pc, b.pcNIC)
+	rep.VirtualSeconds = s.HW.M.Now().Seconds()
 	rep.WallSeconds = time.Since(wallStart).Seconds()
 	if !o.JSON {
 		writeCounters(out, rep)
@@ -192,12 +172,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.BoardIP.Masked() != o.PCIP.Masked() || o.BoardIP.Addr() == o.PCIP.Addr() {
 		return o, fmt.Errorf("board %v and PC %v must be different addresses in one subnet", o.BoardIP, o.PCIP)
-	}
-	if o.TimeScale == 0 {
-		o.TimeScale = AutoTimeScale
-	}
-	if o.TimeScale < 0.001 || o.TimeScale > 1 {
-		return o, fmt.Errorf("time scale %g: want 0.001..1 (virtual seconds per wall second)", o.TimeScale)
 	}
 	return o, nil
 }

@@ -38,6 +38,9 @@ const (
 
 // Options choose the board and what the user may vary about the hardware.
 type Options struct {
+	// Clock is the machine's clock mode (emu.Virtual unless a far end keeps
+	// real time).
+	Clock emu.ClockMode
 	Board board.Board
 	// Seed makes the wire's errors reproducible.
 	Seed uint64
@@ -136,7 +139,7 @@ func New(opts Options) (*Platform, error) {
 	if mech != MechanismA && mech != MechanismB {
 		return nil, fmt.Errorf("platform: TX delay mechanism %q: want A or B", mech)
 	}
-	m := emu.NewMachine(opts.Seed)
+	m := emu.NewMachineClock(opts.Seed, opts.Clock)
 	s, err := soc.NewSoC(m, b.SoC)
 	if err != nil {
 		return nil, fmt.Errorf("platform %s: %w", b.Name, err)

@@ -51,6 +51,9 @@ type Options struct {
 	PHYTXDelay *bool
 	// Trace, when set, receives one line per guest register access from power-on.
 	Trace io.Writer
+	// Clock is the machine's clock mode: emu.Virtual (in-process runs) or
+	// emu.WallPaced (a TAP's far side keeps real time; boot then takes real time too).
+	Clock emu.ClockMode
 }
 
 // Sim is one booted board.
@@ -149,7 +152,7 @@ func New(o Options) (*Sim, error) {
 	variant, _ := dwmacmeson8b.ParseVariant(o.Driver)
 	hw, err := platform.New(platform.Options{
 		Board: b, Seed: o.Seed, PartnerMaxSpeed: o.Speed, Mechanism: o.Mechanism,
-		TXSkewPs: o.TXSkewPs, FarEnd: o.FarEnd,
+		TXSkewPs: o.TXSkewPs, FarEnd: o.FarEnd, Clock: o.Clock,
 	})
 	if err != nil {
 		return nil, err

@@ -148,29 +148,32 @@ func (b *Bridge) readLoop() {
 	}
 }
 
-// send hands one frame to the NIC, waiting a bounded time for queue room.
+// send hands one host frame to the machine: it enters as an event at the
+// virtual time it arrived (emu.Inject), where offer gives it to the NIC.
 func (b *Bridge) send(frame []byte) {
-	var waited time.Duration
-	for {
-		err := b.nic.Send(frame)
-		switch {
-		case err == nil:
-			b.sentToBoard.Add(1)
-			return
-		case !errors.Is(err, farend.ErrTxQueueFull):
-			b.sendErrors.Add(1)
-			return
-		case waited >= b.cfg.RetryFor:
-			b.queueFull.Add(1)
-			return
-		}
-		select {
-		case <-b.done:
-			b.queueFull.Add(1)
-			return
-		case <-time.After(b.cfg.RetryEvery):
-			waited += b.cfg.RetryEvery
-		}
+	f := append([]byte(nil), frame...)
+	b.m.Inject(func() { b.offer(f, 0) })
+}
+
+// offer gives a frame to the NIC (guest context on the machine's loop),
+// retrying a full queue every RetryEvery for up to RetryFor of virtual time.
+func (b *Bridge) offer(frame []byte, waited time.Duration) {
+	if b.closed() {
+		b.queueFull.Add(1)
+		return
+	}
+	b.m.Lock()
+	err := b.nic.SendLocked(frame)
+	b.m.Unlock()
+	switch {
+	case err == nil:
+		b.sentToBoard.Add(1)
+	case !errors.Is(err, farend.ErrTxQueueFull):
+		b.sendErrors.Add(1)
+	case waited >= b.cfg.RetryFor:
+		b.queueFull.Add(1)
+	default:
+		b.m.GuestAfter(emu.Time(b.cfg.RetryEvery), func() { b.offer(frame, waited+b.cfg.RetryEvery) })
 	}
 }
 

@@ -25,10 +25,10 @@ type Counters struct {
 	WriteErrors   uint64 `json:"drop_write_error"` // the TAP refused the frame (host side down)
 	Unwritten     uint64 `json:"drop_unwritten"`   // still queued when the bridge closed
 
-	// ClockLag is how far the board's virtual clock fell behind wall time over
-	// the run. In TAP mode the host kernel's clock never waits, so anything
-	// but ~0 means the board's TCP timers and iperf3's seconds ran slow
-	// against the host's.
+	// ClockLag is the most any event of the board's machine ran behind its
+	// time on the wall clock. In TAP mode the host kernel's clock never waits,
+	// so anything but ~0 means the board's TCP timers and iperf3's seconds
+	// ran slow against the host's.
 	ClockLag time.Duration `json:"clock_lag_ns"`
 
 	// The wire, filled in by Run: what the cable's far ends threw away.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 
+	"mesonemu/emu"
 	"mesonemu/netstack"
 )
 
@@ -13,6 +14,7 @@ import (
 // host with the emulated MAC, wire and far end bypassed. It is the reference
 // the emulated path's cost is measured against.
 type DirectNIC struct {
+	m    *emu.Machine
 	port io.ReadWriteCloser
 
 	mu   sync.Mutex
@@ -23,8 +25,11 @@ type DirectNIC struct {
 
 var _ netstack.FrameNIC = (*DirectNIC)(nil)
 
-// NewDirectNIC wraps port; Close closes it.
-func NewDirectNIC(port io.ReadWriteCloser) *DirectNIC { return &DirectNIC{port: port} }
+// NewDirectNIC wraps port for a stack on machine m; Close closes it. Host
+// frames enter the machine as events when they arrive (emu.Inject).
+func NewDirectNIC(m *emu.Machine, port io.ReadWriteCloser) *DirectNIC {
+	return &DirectNIC{m: m, port: port}
+}
 
 // Transmit implements netstack.FrameNIC.
 func (d *DirectNIC) Transmit(frame []byte) error {
@@ -36,6 +41,9 @@ func (d *DirectNIC) Transmit(frame []byte) error {
 	}
 	return nil
 }
+
+// SetTxReady implements netstack.FrameNIC: a TAP write never reports busy.
+func (d *DirectNIC) SetTxReady(func()) {}
 
 // SetReceiver implements netstack.FrameNIC; the first call starts the reader.
 func (d *DirectNIC) SetReceiver(fn func([]byte)) {
@@ -63,7 +71,8 @@ func (d *DirectNIC) readLoop() {
 		fn := d.recv
 		d.mu.Unlock()
 		if fn != nil {
-			fn(buf[:n])
+			f := append([]byte(nil), buf[:n]...)
+			d.m.Inject(func() { fn(f) })
 		}
 	}
 }

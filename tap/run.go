@@ -13,6 +13,7 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/capture"
+	"mesonemu/emu"
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
 	"mesonemu/sim"
@@ -113,16 +114,20 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 		}
 	}()
 
+	// The host keeps real time, so the machine does from power-on: the
+	// board's boot and autonegotiation take their real 2 s.
+	o.Sim.Clock = emu.WallPaced
 	s, err := sim.New(o.Sim)
 	if err != nil {
 		return 1, nil, err
 	}
 	m := s.HW.M
+	defer m.Stop()
 
 	var capt *capture.Capture
 	if o.PcapPath != "" {
 		capt, err = capture.Create(o.PcapPath, s.Board.Name+" rgmii", "mesonemu "+s.Board.Name+" wire, TAP "+dev.Name(),
-			time.Now().UnixNano()-int64(m.VirtualNow()))
+			time.Now().UnixNano()-int64(m.Now()))
 		if err != nil {
 			return 1, nil, err
 		}
@@ -138,30 +143,14 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 		}
 	}()
 
-	runCtx, stop := context.WithCancel(context.Background())
-	machineDone := make(chan struct{})
-	wallStart, virtStart := time.Now(), m.VirtualNow()
-	go func() { m.RunPaced(runCtx, 1); close(machineDone) }()
-	machineRunning := true
-	var clockLag time.Duration
-	stopMachine := func() {
-		if machineRunning {
-			clockLag = time.Since(wallStart) - (m.VirtualNow() - virtStart).Duration()
-			stop()
-			<-machineDone
-			machineRunning = false
-		}
-	}
-	defer stopMachine()
-
 	// The board's processor, as in the in-process runs: its per-packet cost is
 	// what limits the fixed driver to the commit's 778 Mbit/s.
 	var cpu *netstack.CPU
 	if !o.noCPUModel {
 		cpu = netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)
 	}
-	board, err := netstack.NewHost(netstack.HostConfig{Name: "board", Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
-		CC: o.CC, Clock: netstack.NewClock(m), NIC: s.Guest.MAC, Seeded: int64(o.Sim.Seed)*2 + 1, CPU: cpu, RACK: o.RACK})
+	board, err := netstack.NewHost(netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
+		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1, CPU: cpu, RACK: o.RACK})
 	if err != nil {
 		return 1, nil, err
 	}
@@ -171,6 +160,21 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 			board.Close()
 		}
 	}()
+
+	// The engine's loop, paced to the wall clock; it sleeps while nothing is
+	// due. Everything that touches the board from here on is an engine task.
+	stop := make(chan struct{})
+	machineDone := make(chan struct{})
+	go func() { _ = m.Run(stop, func() bool { return false }); close(machineDone) }()
+	machineRunning := true
+	stopMachine := func() {
+		if machineRunning {
+			close(stop)
+			<-machineDone
+			machineRunning = false
+		}
+	}
+	defer stopMachine()
 
 	driver := o.Sim.Driver
 	if driver == "" {
@@ -202,12 +206,12 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 				return ln, err
 			},
 			Clock: netstack.NewClock(m), TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC),
-			Stdout: stdout, Stderr: stderr, Seed: o.Sim.Seed + 7,
+			Stdout: stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: netstack.Sched{M: m},
 		}
 		if cfg, _ := iperf3.ParseArgs(o.Iperf3Args); cfg.Mode == iperf3.ModeClient {
 			ready()
 		}
-		code = iperf3.Main(ctx, o.Iperf3Args, env)
+		awaitTask(ctx, m, "board iperf3", func() { code = iperf3.Main(ctx, o.Iperf3Args, env) })
 	}
 
 	// iperf3 has ended; its last message (IPERF_DONE, a FIN) may have been
@@ -216,24 +220,25 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 	// Linux does after a program exits. Not after ctx ended (the user asked to
 	// stop).
 	if ctx.Err() == nil {
-		if n := board.Linger(ctx, lingerLimit); n != 0 {
+		unsettled := 0
+		awaitTask(ctx, m, "linger", func() { unsettled = board.Linger(ctx, lingerLimit) })
+		if unsettled != 0 {
 			fmt.Fprintf(stderr, "mesonemu: %d connection(s) still had unacknowledged data or FIN %v after iperf3 ended; "+
-				"the board stops with them unsettled\n", n, lingerLimit)
+				"the board stops with them unsettled\n", unsettled, lingerLimit)
 		}
 	}
-	// Shut down in the frame path's order: the stack stops sending, the
-	// bridge stops (closing the TAP), then the machine; the capture is
-	// flushed last, when nothing can add to it.
-	board.Close()
-	boardOpen = false
 	// The stack's last frames (the ACK of the host's FIN) may still be
 	// crossing DMA, wire and bridge; give them 1000 frame times at 1 Gbit/s.
+	// Then the loop stops, and the stack, the bridge (closing the TAP) and
+	// the capture follow, when nothing can add to them.
 	time.Sleep(drainTime)
+	stopMachine()
+	board.Close()
+	boardOpen = false
 	closeErr := bridge.Close()
 	bridgeOpen = false
-	stopMachine()
 	c := bridge.Counters()
-	c.ClockLag = clockLag
+	c.ClockLag = m.MaxLateness()
 	path := s.HW.Path()
 	fe := s.HW.FarEnd.Stats()
 	mac := s.HW.MACCounters()
@@ -246,10 +251,8 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 		runErr = fmt.Errorf("tap %s: close: %w", dev.Name(), closeErr)
 	}
 	if capt != nil {
-		m.Lock()
 		c.Wire.PcapFrames, c.Wire.PcapBadFCS, c.Wire.PcapSFDErrors = capt.Frames, capt.BadFCS, capt.SFDErrors
 		err := capt.Close()
-		m.Unlock()
 		if err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("pcap %s: %w", o.PcapPath, err))
 			if code == 0 {
@@ -258,4 +261,17 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 		}
 	}
 	return code, &c, runErr
+}
+
+// awaitTask runs fn as a task on the running engine and waits for it (or ctx).
+func awaitTask(ctx context.Context, m *emu.Machine, name string, fn func()) {
+	done := make(chan struct{})
+	m.Go(name, func() {
+		defer close(done)
+		fn()
+	})
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"net/netip"
 	"os"
-	"strconv"
+	"runtime"
 	"strings"
 	"time"
 
@@ -29,7 +29,7 @@ type flags struct {
 	pcModeration  time.Duration
 	reverse       bool
 	parallel      int
-	cc, timeScale string
+	cc            string
 	boardIP, pcIP string
 	// linktest
 	frames, size       int
@@ -37,8 +37,8 @@ type flags struct {
 	// TAP and capture
 	tap, ip, pcap string
 	// compare, scan, eye
-	seeds    int
-	png, svg string
+	seeds, jobs int
+	png, svg    string
 }
 
 func (f *flags) register() *flag.FlagSet {
@@ -59,7 +59,6 @@ func (f *flags) register() *flag.FlagSet {
 	fs.DurationVar(&f.pcModeration, "pc-rx-moderation", 0, "the PC NIC's interrupt moderation: frames wait up to this long before its stack sees them (e.g. 250us, igb/e1000e at 4000 interrupts/s; default 0: none)")
 	fs.IntVar(&f.parallel, "parallel", 1, "parallel iperf3 streams")
 	fs.StringVar(&f.cc, "cc", "cubic", "TCP congestion control: cubic or reno")
-	fs.StringVar(&f.timeScale, "time-scale", "auto", "virtual seconds per wall second while the emulator works, idle stretches skipped (auto = 0.01), or real with --tap")
 	fs.StringVar(&f.boardIP, "board-ip", perfrun.DefaultBoardIP.String(), "board address")
 	fs.StringVar(&f.pcIP, "pc-ip", perfrun.DefaultPCIP.String(), "PC address")
 	fs.IntVar(&f.frames, "frames", 100000, "linktest: frames per direction")
@@ -70,6 +69,7 @@ func (f *flags) register() *flag.FlagSet {
 	fs.StringVar(&f.ip, "ip", "198.18.1.2/24", "board address with --tap")
 	fs.StringVar(&f.pcap, "pcap", "", "write every frame as it left the wire (FCS included) to this pcapng file")
 	fs.IntVar(&f.seeds, "seeds", 1, "compare: seeds per configuration")
+	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "compare, scan: runs at once (the output does not depend on it)")
 	fs.StringVar(&f.png, "png", "", "scan/eye: write a PNG picture")
 	fs.StringVar(&f.svg, "svg", "", "scan/eye: write an SVG picture")
 	return fs
@@ -99,9 +99,12 @@ func (f *flags) check(cmd string) error {
 		if _, err := f.linkOptions(); err != nil {
 			return err
 		}
-	case "compare":
+	case "compare", "scan":
 		if f.seeds < 1 || f.seeds > 100 {
 			return usagef("--seeds %d: want 1..100", f.seeds)
+		}
+		if f.jobs < 1 || f.jobs > 1024 {
+			return usagef("--jobs %d: want 1..1024", f.jobs)
 		}
 	case "eye":
 		if f.direction != "tx" && f.direction != "rx" && f.direction != "both" {
@@ -180,13 +183,6 @@ func (f *flags) perfOptions() (perfrun.Options, error) {
 	}
 	if o.BoardIP.Masked() != o.PCIP.Masked() || o.BoardIP.Addr() == o.PCIP.Addr() {
 		return o, usagef("--board-ip %v and --pc-ip %v must be two addresses in one subnet", o.BoardIP, o.PCIP)
-	}
-	if f.timeScale != "auto" {
-		v, err := strconv.ParseFloat(f.timeScale, 64)
-		if err != nil || v < 0.001 || v > 1 {
-			return o, usagef("--time-scale %q: want auto or a number from 0.001 to 1", f.timeScale)
-		}
-		o.TimeScale = v
 	}
 	return o, nil
 }

@@ -36,7 +36,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"linktest", "--payload", "ones"}, "payload \"ones\""},
 		{[]string{"--pcap", "/nonexistent-dir/x.pcapng", "linktest"}, "--pcap: cannot write /nonexistent-dir/x.pcapng"},
 		{[]string{"--time", "0s"}, "--time 0s"},
-		{[]string{"--time-scale", "fast"}, "--time-scale \"fast\""},
+		{[]string{"compare", "--jobs", "0"}, "--jobs 0"},
 		{[]string{"--speed", "2500", "clk"}, "speed 2500"},
 		{[]string{"--board-ip", "198.18.0.2/24", "--pc-ip", "198.19.0.1/24"}, "one subnet"},
 		{[]string{"clk", "regs"}, "unexpected argument \"regs\""},

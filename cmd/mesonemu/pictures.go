@@ -45,7 +45,7 @@ func cmdScan(f *flags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := scan.Run(context.Background(), scan.Options{Sim: so})
+	r, err := scan.Run(context.Background(), scan.Options{Sim: so, Workers: f.jobs})
 	if err != nil {
 		return err
 	}

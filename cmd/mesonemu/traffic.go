@@ -62,12 +62,11 @@ func cmdIperf3(ctx context.Context, f *flags, rest []string, stdout, stderr io.W
 }
 
 func cmdCompare(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
-	po, err := f.perfOptions()
-	if err != nil {
+	if _, err := f.perfOptions(); err != nil {
 		return err
 	}
 	var progress io.Writer = stderr
-	r, err := compare.Run(ctx, compare.Options{Board: f.board, Duration: f.duration, Seeds: f.seeds, TimeScale: po.TimeScale, Progress: progress})
+	r, err := compare.Run(ctx, compare.Options{Board: f.board, Duration: f.duration, Seeds: f.seeds, Jobs: f.jobs, Progress: progress})
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,7 @@ type Driver struct {
 	rxBuf        []byte
 	receiver     atomic.Pointer[func([]byte)]
 	txDone       atomic.Pointer[func(int)]
+	txReady      atomic.Pointer[func()]
 
 	tc int // DMA threshold (module parameter tc), bumped on TX underflow
 

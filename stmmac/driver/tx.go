@@ -133,12 +133,27 @@ func (d *Driver) TxWake() <-chan struct{} {
 	return d.txWakeCh
 }
 
+// SetTxReady installs the function netif_tx_wake_queue calls to reschedule
+// the qdisc (__netif_schedule) once a stopped queue has room again. It runs
+// with driver locks held, from the interrupt path: it must not block or call
+// the driver. nil removes it.
+func (d *Driver) SetTxReady(fn func()) {
+	if fn == nil {
+		d.txReady.Store(nil)
+		return
+	}
+	d.txReady.Store(&fn)
+}
+
 // wakeTxQueue is netif_tx_wake_queue. txMu held.
 func (d *Driver) wakeTxQueue() {
 	d.txStopped = false
 	if d.txWakeCh != nil {
 		close(d.txWakeCh)
 		d.txWakeCh = nil
+	}
+	if fn := d.txReady.Load(); fn != nil {
+		(*fn)()
 	}
 }
 
