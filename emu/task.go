@@ -87,6 +87,9 @@ func (m *Machine) Stop() {
 	m.stopped = true
 	tasks := m.tasks
 	m.tasks = nil
+	for _, e := range m.queue {
+		e.index = -1
+	}
 	m.queue = nil
 	m.mu.Unlock()
 	for _, t := range tasks {

@@ -2,40 +2,35 @@ package netstack
 
 import (
 	"net/netip"
-	"sync"
 	"testing"
-	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
 	"gvisor.dev/gvisor/pkg/tcpip/checksum"
 	"gvisor.dev/gvisor/pkg/tcpip/header"
+
+	"mesonemu/emu"
 )
 
-// floodNIC is a card whose cable delivers the same frame over and over.
+// floodNIC is a card whose cable delivers the same frame every microsecond.
 type floodNIC struct {
-	mu   sync.Mutex
-	recv func([]byte)
+	m     *emu.Machine
+	recv  func([]byte)
+	frame []byte
 }
 
-func (n *floodNIC) Transmit([]byte) error { return nil }
-func (n *floodNIC) SetReceiver(fn func([]byte)) {
-	n.mu.Lock()
-	n.recv = fn
-	n.mu.Unlock()
-}
-func (n *floodNIC) deliver(f []byte) {
-	n.mu.Lock()
-	fn := n.recv
-	n.mu.Unlock()
-	if fn != nil {
-		fn(f)
+func (n *floodNIC) Transmit([]byte) error       { return nil }
+func (n *floodNIC) SetTxReady(func())           {}
+func (n *floodNIC) SetReceiver(fn func([]byte)) { n.recv = fn }
+func (n *floodNIC) flood() {
+	if n.recv != nil {
+		n.recv(n.frame)
 	}
+	n.m.GuestAfter(emu.Microsecond, n.flood)
 }
 
-// TestCloseWhileReceiving closes hosts while frames that make the stack answer
-// (SYNs to a closed port: each draws a reset, which looks up a route under the
-// stack's lock) keep arriving. Close must return: it once waited for the RX
-// goroutine while holding the lock that goroutine needed.
+// TestCloseWhileReceiving closes a host from a task while frames that make the
+// stack answer (SYNs to a closed port: each draws a reset) keep arriving.
+// Close must return, and the frames after it must be refused without a stall.
 func TestCloseWhileReceiving(t *testing.T) {
 	syn := tcpFrame(pcAddr, boardAddr, 40000, 9, 1, 0, 0)
 	tcp := header.TCP(syn[header.EthernetMinimumSize+header.IPv4MinimumSize:])
@@ -45,38 +40,27 @@ func TestCloseWhileReceiving(t *testing.T) {
 	tcp.SetChecksum(^checksum.Checksum(tcp, xsum))
 	copy(syn[0:6], "\x02\x00\x00\x00\x00\x02")
 	copy(syn[6:12], "\x02\x00\x00\x00\x00\x01")
-	for i := range 20 {
-		nic := &floodNIC{}
-		h, err := NewHost(HostConfig{Name: "board", Addr: netip.MustParsePrefix("198.18.0.2/24"),
+	for i := range 5 {
+		m := emu.NewMachine(uint64(i))
+		nic := &floodNIC{m: m, frame: syn}
+		h, err := NewHost(HostConfig{Name: "board", Machine: m, Addr: netip.MustParsePrefix("198.18.0.2/24"),
 			MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02"), NIC: nic, Seeded: int64(i)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		stop := make(chan struct{})
-		flooding := make(chan struct{})
-		go func() {
-			defer close(flooding)
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					nic.deliver(syn)
-				}
-			}
-		}()
-		time.Sleep(2 * time.Millisecond)
-		closed := make(chan struct{})
-		go func() {
+		nic.flood()
+		closer := m.Go("closer", func() {
+			m.Sleep(2 * emu.Millisecond)
 			h.Close()
-			close(closed)
-		}()
-		select {
-		case <-closed:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("round %d: Host.Close did not return while frames were arriving", i)
+		})
+		end := 4 * emu.Millisecond
+		if err := m.Run(nil, func() bool { return closer.Done() && m.Now() >= end }); err != nil {
+			t.Fatal(err)
 		}
-		close(stop)
-		<-flooding
+		st := h.EP.Stats()
+		if st.RxDelivered < 1000 || st.RxDelivered > 2100 {
+			t.Errorf("round %d: %d frames delivered in the 2 ms before Close, want about 2000", i, st.RxDelivered)
+		}
+		m.Stop()
 	}
 }

@@ -264,7 +264,7 @@ func (e *Endpoint) receive(frame []byte) {
 	case len(frame) < header.EthernetMinimumSize:
 		e.stats.RxRunt++
 		return
-	case e.backlog.len() >= DefaultBacklog:
+	case e.closed || e.backlog.len() >= DefaultBacklog:
 		e.stats.RxBacklogDrops++
 		return
 	}

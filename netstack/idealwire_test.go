@@ -1,82 +1,102 @@
 package netstack
 
 import (
-	"context"
 	"io"
 	"net/netip"
 	"testing"
-	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/emu"
 )
 
-// pair builds two gVisor hosts on an ideal 1 Gbit/s cable, the machine on the
-// quiescence clock (as the in-process runs): under the paced loop the goodput
-// depended on how busy the host was (683 Mbit/s seen once at scale 0.25).
-func pair(t testing.TB, scale float64) (*emu.Machine, *Host, *Host, func()) {
+// pair builds two gVisor hosts on an ideal 1 Gbit/s cable, on one engine.
+func pair(t testing.TB, seed int64, wrapA func(FrameNIC) FrameNIC) (*emu.Machine, *Host, *Host) {
 	t.Helper()
 	m := emu.NewMachine(1)
 	w := NewIdealWire(m, 1000, 50*emu.Microsecond, 256)
-	clk := NewClock(m)
-	ctx, cancel := context.WithCancel(context.Background())
-	go m.RunQuiescent(ctx, scale)
-	a, err := NewHost(HostConfig{Name: "a", Addr: netip.MustParsePrefix("198.18.0.2/24"), MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02"), Clock: clk, NIC: w.A, Seeded: 1})
+	var nicA FrameNIC = w.A
+	if wrapA != nil {
+		nicA = wrapA(w.A)
+	}
+	a, err := NewHost(HostConfig{Name: "a", Machine: m, Addr: netip.MustParsePrefix("198.18.0.2/24"),
+		MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02"), NIC: nicA, Seeded: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewHost(HostConfig{Name: "b", Addr: netip.MustParsePrefix("198.18.0.1/24"), MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x01"), Clock: clk, NIC: w.B, Seeded: 2})
+	b, err := NewHost(HostConfig{Name: "b", Machine: m, Addr: netip.MustParsePrefix("198.18.0.1/24"),
+		MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x01"), NIC: w.B, Seeded: seed + 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, a, b, func() { a.Close(); b.Close(); cancel() }
+	t.Cleanup(func() { m.Stop(); a.Close(); b.Close() })
+	return m, a, b
 }
 
-func TestIdealWireBulkTransferNearLineRate(t *testing.T) {
-	m, a, b, done := pair(t, 0.01)
-	defer done()
+// bulk sends total bytes from a to b, both programs engine tasks, and returns
+// the virtual time it took and the sender's retransmits.
+func bulk(t testing.TB, seed int64, total int) (emu.Time, uint64) {
+	m, a, b := pair(t, seed, nil)
 	ln, err := b.Listen(5201)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	got := make(chan int64, 1)
-	go func() {
+	var got int64 = -1
+	recv := m.Go("receiver", func() {
 		c, err := ln.Accept()
 		if err != nil {
-			got <- -1
 			return
 		}
-		n, _ := io.Copy(io.Discard, c)
-		got <- n
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := a.Dial(ctx, "198.18.0.1:5201")
-	if err != nil {
+		got, _ = io.Copy(io.Discard, c)
+	})
+	var start, el emu.Time
+	var retrans uint64
+	send := m.Go("sender", func() {
+		c, err := a.Dial(t.Context(), "198.18.0.1:5201")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		buf := make([]byte, 128<<10)
+		start = m.Now()
+		for sent := 0; sent < total; sent += len(buf) {
+			if _, err := c.Write(buf); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		retrans = c.(*Conn).Retransmits()
+		_ = c.Close()
+	})
+	if err := m.Run(nil, func() bool { return recv.Done() && send.Done() }); err != nil {
 		t.Fatal(err)
 	}
+	el = m.Now() - start
+	if got != int64(total) {
+		t.Fatalf("received %d bytes, want %d", got, total)
+	}
+	return el, retrans
+}
+
+func TestIdealWireBulkTransferNearLineRate(t *testing.T) {
 	const total = 20 << 20
-	buf := make([]byte, 128<<10)
-	start := m.VirtualNow()
-	for sent := 0; sent < total; sent += len(buf) {
-		if _, err := c.Write(buf); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c.Close()
-	n := <-got
-	el := m.VirtualNow() - start
-	if n != total {
-		t.Fatalf("received %d bytes, want %d", n, total)
-	}
-	mbps := float64(n) * 8 / el.Seconds() / 1e6
-	t.Logf("ideal wire: %d bytes in %.3f virtual s = %.1f Mbit/s, retransmits %d", n, el.Seconds(), mbps, c.(*Conn).Retransmits())
+	el, retrans := bulk(t, 1, total)
+	mbps := float64(total) * 8 / el.Seconds() / 1e6
+	t.Logf("ideal wire: %d bytes in %.6f virtual s = %.1f Mbit/s, retransmits %d", total, el.Seconds(), mbps, retrans)
 	// The TCP goodput limit of 1 Gbit/s Ethernet with a 1500-byte MTU and
-	// timestamps is 941.5 Mbit/s; slow start costs a little on a short transfer
-	// (939.5-939.7 measured).
+	// timestamps is 941.5 Mbit/s; slow start costs a little on a short transfer.
 	if mbps < 930 || mbps > 941.5 {
 		t.Fatalf("goodput %.1f Mbit/s outside 930..941.5", mbps)
+	}
+}
+
+// TestBulkTransferRepeatsExactly: two stacks on the engine are a function of
+// the seed: the same transfer takes the same virtual nanoseconds every time.
+func TestBulkTransferRepeatsExactly(t *testing.T) {
+	first, _ := bulk(t, 3, 4<<20)
+	for range 3 {
+		if el, _ := bulk(t, 3, 4<<20); el != first {
+			t.Fatalf("the same transfer took %d ns, then %d ns", first, el)
+		}
 	}
 }

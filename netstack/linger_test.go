@@ -2,14 +2,10 @@ package netstack
 
 import (
 	"bytes"
-	"context"
 	"io"
-	"net/netip"
 	"sync"
 	"testing"
 	"time"
-
-	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/emu"
 )
@@ -63,68 +59,47 @@ func TestLingerDeliversLastMessage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			marker := []byte("IPERF_DONE-marker")
-			m := emu.NewMachine(1)
-			w := NewIdealWire(m, 1000, 50*emu.Microsecond, 256)
-			nic := &dropOnceNIC{FrameNIC: w.A, marker: marker}
-			clk := NewClock(m)
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			go m.RunPaced(ctx, 1)
-			a, err := NewHost(HostConfig{Name: "a", Addr: netip.MustParsePrefix("198.18.0.2/24"),
-				MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02"), Clock: clk, NIC: nic, Seeded: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := NewHost(HostConfig{Name: "b", Addr: netip.MustParsePrefix("198.18.0.1/24"),
-				MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x01"), Clock: clk, NIC: w.B, Seeded: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
+			var nic *dropOnceNIC
+			m, a, b := pair(t, 1, func(n FrameNIC) FrameNIC { nic = &dropOnceNIC{FrameNIC: n, marker: marker}; return nic })
 			ln, err := b.Listen(5201)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer ln.Close()
-			got := make(chan []byte, 1)
-			go func() {
-				c, err := ln.Accept()
-				if err != nil {
-					got <- nil
-					return
-				}
-				data, _ := io.ReadAll(c)
-				got <- data
-			}()
-			c, err := a.Dial(ctx, "198.18.0.1:5201")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := c.Write(marker); err != nil {
-				t.Fatal(err)
-			}
-			c.Close()
-			// The scenario starts once the message has been lost: wait for the
-			// stack to have handed it to the card (a slow host may not yet have).
-			for deadline := time.Now().Add(5 * time.Second); nic.lostCount() == 0; time.Sleep(time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("the stack did not send the message within 5 s")
-				}
-			}
-			if tc.linger {
-				if n := a.Linger(ctx, 3*time.Second); n != 0 {
-					t.Errorf("Linger: %d connections still unsettled after 3 s", n)
-				}
-			}
-			a.Close()
-			// Ten RTOs' worth of waiting (gVisor's minimum RTO is 200 ms).
 			var data []byte
 			ended := false
-			select {
-			case data = <-got:
+			peer := m.Go("peer", func() {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				data, _ = io.ReadAll(c)
 				ended = true
-			case <-time.After(2 * time.Second):
-			}
-			b.Close() // ends a read still waiting
+			})
+			prog := m.Go("program", func() {
+				c, err := a.Dial(t.Context(), "198.18.0.1:5201")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := c.Write(marker); err != nil {
+					t.Error(err)
+					return
+				}
+				_ = c.Close()
+				// The scenario starts once the message has been lost.
+				for nic.lostCount() == 0 {
+					m.Sleep(emu.Millisecond)
+				}
+				if tc.linger {
+					if n := a.Linger(t.Context(), 3*time.Second); n != 0 {
+						t.Errorf("Linger: %d connections still unsettled after 3 s", n)
+					}
+				}
+				a.Close()
+			})
+			// Ten RTOs' worth of waiting (gVisor's minimum RTO is 200 ms).
+			end := 5 * emu.Second
+			_ = m.Run(nil, func() bool { return prog.Done() && (peer.Done() || m.Now() >= end) })
 			if tc.wantMarker && (!ended || !bytes.Equal(data, marker)) {
 				t.Errorf("peer read %q (connection ended: %v); want the message and the end", data, ended)
 			}

@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/faketime"
 	"gvisor.dev/gvisor/pkg/tcpip/header"
+
+	"mesonemu/emu"
 )
 
 var (
@@ -37,46 +38,64 @@ func tcpFrame(src, dst [4]byte, sport, dport uint16, seq, ack uint32, payload in
 func dataFrame(seq uint32) []byte { return tcpFrame(boardAddr, pcAddr, 40000, 5201, seq, 1, 1448) }
 func ackFrame(ack uint32) []byte  { return tcpFrame(pcAddr, boardAddr, 5201, 40000, 1, ack, 0) }
 
+// offerFrame offers one TCP data frame (or any frame) to the queue.
+func offerFrame(t *testing.T, q *smallQueues, frame []byte) (*txFrame, bool) {
+	t.Helper()
+	f := &txFrame{b: frame}
+	seg, ok := parseTCP(frame)
+	if !ok || seg.payload == 0 {
+		t.Fatalf("not a TCP data frame")
+	}
+	f.seg, f.tcp = seg, true
+	return f, q.offer(f)
+}
+
 // admitAll admits frames for seq, seq+1448, ... and hands them to the card.
 func admitAll(t *testing.T, q *smallQueues, seq uint32, n int) uint32 {
 	t.Helper()
 	for range n {
-		p, ok := q.admit(dataFrame(seq))
-		if !ok || p.flow == nil {
+		f, ok := offerFrame(t, q, dataFrame(seq))
+		if !ok || f.p.flow == nil {
 			t.Fatalf("frame at seq %d not admitted as TCP data (ok %v)", seq, ok)
 		}
-		q.toNIC(p)
+		q.toNIC(f.p)
 		seq += 1448
 	}
 	return seq
 }
 
-// stillWaiting fails if done closes within 50 ms (a sender that should wait).
-func stillWaiting(t *testing.T, done <-chan struct{}, why string) {
+// mustHold offers a frame that must be held; it returns the frame.
+func mustHold(t *testing.T, q *smallQueues, seq uint32, why string) *txFrame {
 	t.Helper()
-	select {
-	case <-done:
+	f, ok := offerFrame(t, q, dataFrame(seq))
+	if ok {
 		t.Fatal(why)
-	case <-time.After(50 * time.Millisecond):
 	}
+	return f
 }
 
-// released fails unless done closes (the waiting sender went on).
-func released(t *testing.T, done <-chan struct{}, why string) {
+// readyIs checks what the queue lets go after a change.
+func readyIs(t *testing.T, q *smallQueues, want []*txFrame, why string) {
 	t.Helper()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal(why)
+	got := q.ready()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d frames released, want %d", why, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%s: frame %d released out of order", why, i)
+		}
+		q.toNIC(got[i].p)
 	}
 }
 
 // TestSmallQueuesThrottleUntilCompletion: once the flow has an RTT sample its
-// memory below the socket is limited; a segment over the limit waits for the
-// card's TX completion, and only for it.
+// memory below the socket is limited; a segment over the limit is held until
+// the card's TX completion, and only until then; the flow's later segments
+// queue behind it in order.
 func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
-	clk := faketime.NewManualClock()
-	q := newSmallQueues(clk, 1500)
+	m := emu.NewMachine(1)
+	q := newSmallQueues(m, 1500)
 	if q.mss != 1448 {
 		t.Fatalf("mss %d, want 1448", q.mss)
 	}
@@ -89,7 +108,7 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 	// The card sends and frees everything; the PC acknowledges the first 10
 	// segments 500 us after they left: srtt 500 us.
 	q.completed(100)
-	clk.Advance(500 * time.Microsecond)
+	m.Advance(500 * emu.Microsecond)
 	q.received(ackFrame(1000 + 10*1448))
 	if f.srtt != 500*time.Microsecond || f.wmem != 0 || q.inNIC.len() != 0 {
 		t.Fatalf("srtt %v wmem %d inNIC %d", f.srtt, f.wmem, q.inNIC.len())
@@ -109,28 +128,26 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 		t.Fatalf("congestion-avoidance limit %d, want %d", got, want)
 	}
 	// Just under the limit one more segment goes; the one after it waits for
-	// the card to free that segment.
+	// the card to free that segment, and the next one waits behind it.
 	f.wmem = want - 100
 	seq = admitAll(t, q, seq, 1)
-	done := make(chan struct{})
-	go func() {
-		admitAll(t, q, seq, 1)
-		close(done)
-	}()
-	stillWaiting(t, done, "segment admitted over the limit")
+	first := mustHold(t, q, seq, "segment admitted over the limit")
+	second := mustHold(t, q, seq+1448, "segment overtook a held one")
+	readyIs(t, q, nil, "nothing changed")
 	q.completed(1)
-	released(t, done, "TX completion did not release the waiting segment")
-	if q.waits != 1 {
-		t.Fatalf("waits %d, want 1", q.waits)
+	readyIs(t, q, []*txFrame{first}, "TX completion of one frame")
+	q.completed(1)
+	readyIs(t, q, []*txFrame{second}, "TX completion of the next")
+	if q.waits != 2 || q.heldFrames() != 0 {
+		t.Fatalf("waits %d held %d, want 2 and 0", q.waits, q.heldFrames())
 	}
 }
 
 // TestSmallQueuesBookkeeping: retransmissions end slow start and give no RTT
-// sample, a refused frame and a closed queue release what they held, and
-// frames that are not TCP data pass untracked.
+// sample, a refused frame releases what it held, and close forgets held frames.
 func TestSmallQueuesBookkeeping(t *testing.T) {
-	clk := faketime.NewManualClock()
-	q := newSmallQueues(clk, 1500)
+	m := emu.NewMachine(1)
+	q := newSmallQueues(m, 1500)
 	seq := admitAll(t, q, 5000, 3)
 	f := q.flows[flowKey{local: boardAddr, remote: pcAddr, lport: 40000, rport: 5201}]
 	// Retransmit the first segment once the card has freed it: Karn, and
@@ -140,7 +157,7 @@ func TestSmallQueuesBookkeeping(t *testing.T) {
 	if !f.lossSeen || f.marks.len() != 0 {
 		t.Fatalf("after a retransmission: lossSeen %v, %d RTT marks", f.lossSeen, f.marks.len())
 	}
-	clk.Advance(time.Millisecond)
+	m.Advance(emu.Millisecond)
 	q.received(ackFrame(seq))
 	if f.srtt != 0 || f.una != seq {
 		t.Fatalf("srtt %v una %d after an ACK of retransmitted data", f.srtt, f.una)
@@ -151,25 +168,16 @@ func TestSmallQueuesBookkeeping(t *testing.T) {
 	if f.wmem != before-skbTruesize(1514) {
 		t.Fatalf("wmem %d after a refused frame, want %d", f.wmem, before-skbTruesize(1514))
 	}
-	// Pure ACKs and non-TCP frames are not tracked.
-	if p, ok := q.admit(ackFrame(7)); !ok || p.flow != nil {
-		t.Fatalf("pure ACK tracked: %+v", p)
-	}
-	if p, ok := q.admit(make([]byte, 60)); !ok || p.flow != nil {
-		t.Fatalf("non-IP frame tracked: %+v", p)
-	}
-	// Closing wakes and refuses a waiting sender.
+	// Closing forgets what was held.
 	seq = admitAll(t, q, seq, 1) // something unacknowledged
 	f.srtt, f.wmem = time.Second, 1<<30
-	res := make(chan bool)
-	go func() {
-		_, ok := q.admit(dataFrame(seq))
-		res <- ok
-	}()
-	time.Sleep(20 * time.Millisecond)
+	mustHold(t, q, seq, "a frame over the limit was admitted")
+	if q.heldFrames() != 1 {
+		t.Fatalf("held %d, want 1", q.heldFrames())
+	}
 	q.close()
-	if ok := <-res; ok {
-		t.Fatal("a sender waiting in a closed queue was admitted")
+	if q.heldFrames() != 0 || len(q.ready()) != 0 {
+		t.Fatal("a closed queue still holds or releases frames")
 	}
 }
 
@@ -197,18 +205,13 @@ func FuzzParseTCP(f *testing.F) {
 // original frame is still in the TX ring waits until TX completion frees it
 // (skb_still_in_host_queue), and is counted.
 func TestRetransmitWaitsForItsOriginal(t *testing.T) {
-	q := newSmallQueues(faketime.NewManualClock(), 1500)
+	q := newSmallQueues(emu.NewMachine(1), 1500)
 	admitAll(t, q, 100, 3)
-	done := make(chan struct{})
-	go func() {
-		admitAll(t, q, 100+1448, 1) // the second segment again
-		close(done)
-	}()
-	stillWaiting(t, done, "retransmission admitted while its original was in the ring")
+	rtx := mustHold(t, q, 100+1448, "retransmission admitted while its original was in the ring")
 	q.completed(1) // the first segment only: the original is still there
-	stillWaiting(t, done, "retransmission admitted after an unrelated completion")
+	readyIs(t, q, nil, "after an unrelated completion")
 	q.completed(1)
-	released(t, done, "completion of the original did not release the retransmission")
+	readyIs(t, q, []*txFrame{rtx}, "completion of the original")
 	if st := q.stats(); st.HeldRetransmits != 1 {
 		t.Fatalf("held retransmits %d, want 1", st.HeldRetransmits)
 	}
