@@ -100,3 +100,13 @@ func TestBulkTransferRepeatsExactly(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBulkTransfer is the engine's cost per full-size frame for two
+// stacks on an ideal cable (barriers, timers, tasks, no hardware models).
+func BenchmarkBulkTransfer(b *testing.B) {
+	const total = 8 << 20
+	for range b.N {
+		bulk(b, 1, total)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*total/1448), "ns/data-frame")
+}

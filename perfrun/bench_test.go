@@ -28,9 +28,7 @@ const benchSeconds = 3
 // BenchmarkEmulatedVsIdealPair compares the host CPU each virtual second of
 // iperf3 costs on the full emulated path (board stack, stmmac driver, DMA, MAC,
 // RGMII wire, PHY, far-end NIC, PC stack) with a bare pair of gVisor stacks
-// joined by an ideal 1 Gbit/s cable, in the same run. Both run on the
-// quiescence clock at the same scale; the CPU time of each includes the run
-// loop's yielding while the stacks work. Goal: ratio <= 1.2.
+// joined by an ideal 1 Gbit/s cable, both on the engine.
 func BenchmarkEmulatedVsIdealPair(b *testing.B) {
 	var emuCPU, idealCPU time.Duration
 	var emuBits, idealBits float64
@@ -54,18 +52,46 @@ func BenchmarkEmulatedVsIdealPair(b *testing.B) {
 	b.ReportMetric((float64(emuCPU)/emuBits)/(float64(idealCPU)/idealBits), "cost-ratio-per-bit")
 }
 
+// BenchmarkRunCost is the main job's cost: wall and host-CPU seconds per
+// virtual second of a 10 s iperf3 test, for the fixed and the pre-fix runs.
+// Goal on 2 cores: fixed <= 1.0 wall s per virtual s, pre-fix <= 0.5.
+func BenchmarkRunCost(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		driver string
+		delay  uint32
+	}{{"fixed-2ns", "fixed", 2}, {"pre-fix-4ns", "pre-fix", 4}} {
+		b.Run(c.name, func(b *testing.B) {
+			var wall, cpu, virt float64
+			for i := 0; i < b.N; i++ {
+				d := c.delay
+				start, cpu0 := time.Now(), cpuTime()
+				_, rep, err := Run(context.Background(), Options{Sim: sim.Options{Driver: c.driver, TxDelayNs: &d, Seed: 1},
+					Duration: 10 * time.Second, Output: io.Discard})
+				if err != nil {
+					b.Fatal(err)
+				}
+				wall += time.Since(start).Seconds()
+				cpu += (cpuTime() - cpu0).Seconds()
+				virt += rep.VirtualSeconds - rep.LinkUpSeconds
+			}
+			b.ReportMetric(wall/virt, "wall-s/virtual-s")
+			b.ReportMetric(cpu/virt, "cpu-s/virtual-s")
+		})
+	}
+}
+
 // idealPair runs the same iperf3 test between two gVisor hosts on an ideal
-// cable (the same quiescence clock) and returns the goodput.
+// cable, on the engine, and returns the goodput.
 func idealPair(b *testing.B) float64 {
 	m := emu.NewMachine(1)
+	defer m.Stop()
 	w := netstack.NewIdealWire(m, 1000, 1*emu.Microsecond, 512)
 	clk := netstack.NewClock(m)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go m.RunQuiescent(ctx, AutoTimeScale)
+	sched := netstack.Sched{M: m}
 	mk := func(name, addr string, mac byte, nic netstack.FrameNIC) *netstack.Host {
-		h, err := netstack.NewHost(netstack.HostConfig{Name: name, Addr: netip.MustParsePrefix(addr),
-			MAC: tcpip.LinkAddress([]byte{2, 0, 0, 0, 0, mac}), Clock: clk, NIC: nic, Seeded: int64(mac)})
+		h, err := netstack.NewHost(netstack.HostConfig{Name: name, Machine: m, Addr: netip.MustParsePrefix(addr),
+			MAC: tcpip.LinkAddress([]byte{2, 0, 0, 0, 0, mac}), NIC: nic, Seeded: int64(mac)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -78,10 +104,18 @@ func idealPair(b *testing.B) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	go func() { _, _ = iperf3.ServeOne(ctx, ln, iperf3.ServerOptions{Clock: clk, Seed: 3}) }()
-	res, err := iperf3.Run(ctx, iperf3.ClientOptions{Host: "198.18.0.1", Seconds: benchSeconds, Dial: board.Dial, Clock: clk, Seed: 4})
-	if err != nil {
+	ctx := context.Background()
+	m.Go("server", func() { _, _ = iperf3.ServeOne(ctx, ln, iperf3.ServerOptions{Clock: clk, Seed: 3, Sched: sched}) })
+	var res *iperf3.Result
+	var runErr error
+	client := m.Go("client", func() {
+		res, runErr = iperf3.Run(ctx, iperf3.ClientOptions{Host: "198.18.0.1", Seconds: benchSeconds, Dial: board.Dial, Clock: clk, Seed: 4, Sched: sched})
+	})
+	if err := m.Run(nil, client.Done); err != nil {
 		b.Fatal(err)
+	}
+	if runErr != nil {
+		b.Fatal(runErr)
 	}
 	return res.End.SumReceived.BitsPerSecond
 }

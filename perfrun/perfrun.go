@@ -29,7 +29,7 @@ type Options struct {
 	BoardIP  netip.Prefix // default 198.18.0.2/24
 	PCIP     netip.Prefix // default 198.18.0.1/24
 	JSON     bool
-	Output    io.Writer // iperf3's text output and the report; nil discards
+	Output   io.Writer // iperf3's text output and the report; nil discards
 	// Taps see every frame as it left the wire (pcap capture).
 	Taps []platform.Tap
 }
@@ -54,11 +54,11 @@ type Report struct {
 	LinkUpSeconds  float64 `json:"link_up_virtual_seconds"`
 	VirtualSeconds float64 `json:"virtual_seconds"`
 	// WallSeconds is the one host-dependent number of a run.
-	WallSeconds float64 `json:"wall_seconds"`
-	Retransmits uint64  `json:"retransmits"`
-	DataFramesSent      uint64  `json:"board_data_frames_sent"`
-	DataFramesLost      uint64  `json:"board_data_frames_dropped_bad_fcs"`
-	MeasuredLoss        float64 `json:"measured_frame_loss"`
+	WallSeconds    float64 `json:"wall_seconds"`
+	Retransmits    uint64  `json:"retransmits"`
+	DataFramesSent uint64  `json:"board_data_frames_sent"`
+	DataFramesLost uint64  `json:"board_data_frames_dropped_bad_fcs"`
+	MeasuredLoss   float64 `json:"measured_frame_loss"`
 	// LostNeverResent counts dropped data segments that never crossed the wire
 	// intact afterwards: in flight when the test ended.
 	LostNeverResent uint64 `json:"lost_segments_not_resent"`

@@ -120,29 +120,32 @@ func benchBypass(b *testing.B, paced bool) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := emu.NewMachine(1)
-	mctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	go m.RunPaced(mctx, 1)
+	m := emu.NewMachineClock(1, emu.WallPaced)
+	defer m.Stop()
 	var nic netstack.FrameNIC
 	if paced {
 		n, closeLink := idealLink(b, m, dev)
 		defer closeLink()
 		nic = n
 	} else {
-		n := NewDirectNIC(dev)
+		n := NewDirectNIC(m, dev)
 		defer n.Close()
 		nic = n
 	}
-	clock := netstack.NewClock(m)
-	h, err := netstack.NewHost(netstack.HostConfig{Name: "bypass", Addr: netip.MustParsePrefix(boardIP + "/24"),
-		MAC: tcpip.LinkAddress("\x02\xad\xc1\x00\x00\x01"), CC: "cubic", Clock: clock, NIC: nic, Seeded: 3})
+	h, err := netstack.NewHost(netstack.HostConfig{Name: "bypass", Machine: m, Addr: netip.MustParsePrefix(boardIP + "/24"),
+		MAC: tcpip.LinkAddress("\x02\xad\xc1\x00\x00\x01"), CC: "cubic", NIC: nic, Seeded: 3})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	code := iperf3.Main(ctx, []string{"-c", hostIP, "-t", benchSeconds}, iperf3.Env{Dial: h.Dial, Clock: clock,
-		TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion("cubic"), Seed: 8})
+	code := 0
+	task := m.Go("bypass iperf3", func() {
+		code = iperf3.Main(ctx, []string{"-c", hostIP, "-t", benchSeconds}, iperf3.Env{Dial: h.Dial, Clock: netstack.NewClock(m),
+			TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion("cubic"), Seed: 8, Sched: netstack.Sched{M: m}})
+	})
+	if err := m.Run(ctx.Done(), task.Done); err != nil {
+		b.Fatal(err)
+	}
 	if code != 0 {
 		b.Fatalf("bypass iperf3 exit %d", code)
 	}
@@ -166,7 +169,8 @@ func idealLink(b *testing.B, m *emu.Machine, dev *Device) (netstack.FrameNIC, fu
 				return
 			}
 			if n >= MinFrameLen && n <= MaxFrameLen {
-				_ = w.B.Transmit(buf[:n])
+				f := append([]byte(nil), buf[:n]...)
+				m.Inject(func() { _ = w.B.Transmit(f) })
 			}
 		}
 	}()

@@ -79,7 +79,11 @@ type rig struct {
 
 func newRig(t *testing.T, cfg farend.Config) *rig {
 	t.Helper()
-	r := &rig{m: emu.NewMachine(1)}
+	// Host frames enter as events: the machine runs, in real time, as under Run.
+	r := &rig{m: emu.NewMachineClock(1, emu.WallPaced)}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() { _ = r.m.Run(stop, func() bool { return false }); close(done) }()
+	t.Cleanup(func() { close(stop); <-done; r.m.Stop() })
 	var err error
 	if r.nic, err = farend.New(r.m, cfg); err != nil {
 		t.Fatal(err)

@@ -148,3 +148,32 @@ func checkConservation(t *testing.T, c *Counters) {
 		t.Errorf("board->host: from board %d, accounted %d (%+v)", c.FromBoard, out, *c)
 	}
 }
+
+// TestIdleLinkUsesNoCPU: with the TAP attached and nothing to do, the engine
+// sleeps until its next event instead of spinning: a second of idle link costs
+// the process (loop, stacks, reader goroutines) almost no CPU.
+func TestIdleLinkUsesNoCPU(t *testing.T) {
+	need(t)
+	ns := newNetns(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	used := make(chan float64, 1)
+	ready := func(name string) {
+		defer cancel()
+		ns.configure(name)
+		time.Sleep(300 * time.Millisecond) // the host's own link-up chatter
+		before := cpuSeconds()
+		time.Sleep(time.Second)
+		used <- cpuSeconds() - before
+	}
+	code, _, err := Run(ctx, Options{Sim: sim.Options{Seed: 1}, TAP: tapName, Netns: ns.name, Ready: func(n string) { go ready(n) }})
+	if err != nil || code != 0 {
+		t.Fatalf("Run: code %d, %v", code, err)
+	}
+	cpu := <-used
+	t.Logf("1 s of idle link: %.1f ms of CPU", cpu*1000)
+	// A spinning loop would take a whole core (1000 ms).
+	if cpu > 0.05 {
+		t.Errorf("an idle link used %.0f ms of CPU in 1 s; want < 50 ms (nothing may spin)", cpu*1000)
+	}
+}
