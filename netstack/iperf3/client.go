@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
+
+	"mesonemu/coop"
 )
 
 // ClientOptions configures Run. Zero values take iperf3's defaults.
@@ -37,6 +39,10 @@ type ClientOptions struct {
 	IdleTimeout time.Duration  // default DefaultIdleTimeout
 	Seed        uint64         // cookie and payload randomness; 0: random
 	SystemInfo  string         // JSON system_info; default names Go and the OS
+	// Sched runs the test's activities; nil: goroutines. On mesonemu's
+	// engine it is the machine's, and Run must be called from one of its
+	// tasks.
+	Sched coop.Sched
 }
 
 func (o ClientOptions) withDefaults() (ClientOptions, error) {
@@ -95,6 +101,7 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	if o.SystemInfo == "" {
 		o.SystemInfo = defaultSystemInfo()
 	}
+	o.Sched = coop.Or(o.Sched)
 	return o, nil
 }
 
@@ -161,10 +168,11 @@ type client struct {
 	payload []byte
 	phase   clientPhase
 
-	ctrl net.Conn
+	ctrl  net.Conn
+	inbox *coop.Inbox[any]
 
-	sendersDone     <-chan struct{}
-	limitHit        <-chan struct{}
+	awaitSenders    bool // a sending test ends when its senders finish
+	awaitLimit      bool // a receiving -n test ends when the total arrived
 	sendersFinished bool
 	endAfterOmit    bool
 
@@ -173,11 +181,12 @@ type client struct {
 
 func newClient(o ClientOptions) *client {
 	c := &client{
-		o:           o,
-		addr:        net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
-		rng:         rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e31)),
-		testRuntime: newRuntime(o.Clock),
+		o:     o,
+		addr:  net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
+		rng:   rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e31)),
+		inbox: coop.NewInbox[any](o.Sched),
 	}
+	c.testRuntime = newRuntime(o.Sched, o.Clock, c.inbox.Post)
 	var out *printer
 	if !o.JSON {
 		out = &printer{w: o.Output}
@@ -215,7 +224,7 @@ func timestamp(t time.Time) Timestamp {
 
 func (c *client) run(ctx context.Context) error {
 	o, s := c.o, c.s
-	c.wd = newWatchdog(o.Clock, o.IdleTimeout, c.closeAll)
+	c.wd = newWatchdog(o.Clock, o.IdleTimeout, c.closeAll, c.post)
 	dctx, cancel := c.dialContext(ctx)
 	ctrl, err := o.Dial(dctx, c.addr)
 	cancel()
@@ -241,45 +250,49 @@ func (c *client) run(ctx context.Context) error {
 	if _, err := ctrl.Write(c.cookie); err != nil {
 		return fail(CodeSendCookie, err)
 	}
-	c.reader = newCtrlReader(ctrl, &c.wd.progress)
+	c.reader = newCtrlReader(c.sched, ctrl, &c.wd.progress, c.post)
 	c.reader.request(readStateByte)
+	stop := context.AfterFunc(ctx, func() { c.post(ctxDone{}) })
+	defer stop()
 	return c.loop(ctx)
 }
 
 func (c *client) loop(ctx context.Context) error {
-	var xferErrs <-chan error
 	for {
-		if c.xfer != nil {
-			xferErrs = c.xfer.errs
-		}
-		select {
-		case <-ctx.Done():
+		switch m := c.inbox.Recv().(type) {
+		case ctxDone:
 			return c.terminate(ctx.Err())
-		case <-c.wd.fired:
+		case idleFired:
 			return fail(CodeNoMsg, errIdle)
-		case r := <-c.reader.results:
-			done, err := c.onControl(ctx, r)
+		case readResult:
+			done, err := c.onControl(ctx, m)
 			if err != nil || done {
 				return err
 			}
-		case <-c.tl.wake:
+		case timersDue:
 			if err := c.onTimers(); err != nil {
 				return err
 			}
-		case err := <-xferErrs:
+		case xferFailed:
 			if c.wd.expired.Load() {
 				return fail(CodeNoMsg, errIdle)
 			}
-			c.fault.hold(c.o.Clock, err)
-		case <-c.fault.ready:
+			c.fault.hold(c.o.Clock, m.err)
+		case faultDue:
 			return c.fault.err
-		case <-c.limitHit:
-			c.limitHit = nil
+		case limitReached:
+			if !c.awaitLimit {
+				continue
+			}
+			c.awaitLimit = false
 			if err := c.beginEnd(); err != nil {
 				return err
 			}
-		case <-c.sendersDone:
-			c.sendersDone = nil
+		case sendersFinished:
+			if !c.awaitSenders {
+				continue
+			}
+			c.awaitSenders = false
 			c.sendersFinished = true
 			var err error
 			switch c.phase {
@@ -454,17 +467,13 @@ func (c *client) startTransfer() {
 	if s.params.Num > 0 {
 		limit = s.params.Num
 	}
-	c.xfer = newTransfer(limit, &c.wd.progress, len(s.streams))
+	c.xfer = newTransfer(c.sched, c.post, limit, &c.wd.progress)
 	c.payload = make([]byte, s.params.Len)
 	for i := range c.payload {
 		c.payload[i] = byte(c.rng.Uint32())
 	}
+	c.awaitSenders, c.awaitLimit = s.sending, !s.sending
 	c.xfer.start(s.streams, c.payload, s.params.Len)
-	if s.sending {
-		c.sendersDone = c.xfer.sendersDone
-	} else {
-		c.limitHit = c.xfer.limitHit
-	}
 }
 
 func (c *client) onTimers() error {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip/faketime"
+
+	"mesonemu/coop"
 )
 
 // TestTimelineOrder checks which deadline is due first on a manual clock,
@@ -29,7 +31,7 @@ func TestTimelineOrder(t *testing.T) {
 		{"grace first", map[event]time.Duration{evGrace: at(41000), evTick: at(41000)}, at(41000), []event{evGrace, evTick}},
 	}
 	for _, tc := range tests {
-		tl := newTimeline(clk)
+		tl := newTimeline(clk, func(any) {})
 		for e, d := range tc.set {
 			tl.set(e, t0.Add(d))
 		}
@@ -58,21 +60,18 @@ func TestTimelineOrder(t *testing.T) {
 // wall clock: nothing happens until the manual clock reaches the deadline.
 func TestTimelineWakesOnTestClock(t *testing.T) {
 	clk := faketime.NewManualClock()
-	tl := newTimeline(clk)
+	inbox := coop.NewInbox[any](nil)
+	tl := newTimeline(clk, inbox.Post)
 	now := clk.NowMonotonic()
 	tl.set(evTick, now.Add(time.Second))
 	tl.rearm(now)
 	clk.Advance(999 * time.Millisecond)
-	select {
-	case <-tl.wake:
-		t.Fatal("woke before the deadline")
-	default:
+	if n := inbox.Len(); n != 0 {
+		t.Fatalf("woke %d times before the deadline", n)
 	}
 	clk.Advance(time.Millisecond)
-	select {
-	case <-tl.wake:
-	default:
-		t.Fatal("did not wake at the deadline")
+	if v, ok := inbox.TryRecv(); !ok || v != (timersDue{}) {
+		t.Fatalf("at the deadline it posted %v, %v; want timersDue", v, ok)
 	}
 	if e, ok := tl.next(clk.NowMonotonic()); !ok || e != evTick {
 		t.Errorf("due %v %v", e, ok)
@@ -84,7 +83,8 @@ func TestTimelineWakesOnTestClock(t *testing.T) {
 func TestWatchdog(t *testing.T) {
 	clk := faketime.NewManualClock()
 	var idled atomic.Int32
-	w := newWatchdog(clk, 4*time.Second, func() { idled.Add(1) })
+	inbox := coop.NewInbox[any](nil)
+	w := newWatchdog(clk, 4*time.Second, func() { idled.Add(1) }, inbox.Post)
 	defer w.stop()
 	clk.Advance(3 * time.Second)
 	w.progress.Add(1) // seen at the 4 s check
@@ -96,10 +96,8 @@ func TestWatchdog(t *testing.T) {
 	if idled.Load() != 1 || !w.expired.Load() {
 		t.Fatalf("did not fire after 4 s without progress (fired %d)", idled.Load())
 	}
-	select {
-	case <-w.fired:
-	default:
-		t.Error("fired is not signalled")
+	if v, ok := inbox.TryRecv(); !ok || v != (idleFired{}) {
+		t.Errorf("it posted %v, %v; want idleFired", v, ok)
 	}
 	clk.Advance(time.Minute)
 	if idled.Load() != 1 {

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
+
+	"mesonemu/coop"
 )
 
 // connSet is a test's connections (control and data), so that the idle
@@ -15,9 +17,12 @@ type connSet struct {
 }
 
 // testRuntime is what a running test owns on either side, client or server: its
-// control reader, idle watchdog, report timeline, data transfer, fault latch
-// and connections. shutdown releases them in one order for both roles.
+// scheduler, the post function its activities report through, its control
+// reader, idle watchdog, report timeline, data transfer, fault latch and
+// connections. shutdown releases them in one order for both roles.
 type testRuntime struct {
+	sched  coop.Sched
+	post   func(any)
 	reader *ctrlReader
 	wd     *watchdog
 	tl     *timeline
@@ -26,12 +31,12 @@ type testRuntime struct {
 	connSet
 }
 
-func newRuntime(clock tcpip.Clock, conns ...net.Conn) testRuntime {
-	return testRuntime{tl: newTimeline(clock), fault: newFault(), connSet: connSet{conns: conns}}
+func newRuntime(sched coop.Sched, clock tcpip.Clock, post func(any), conns ...net.Conn) testRuntime {
+	return testRuntime{sched: sched, post: post, tl: newTimeline(clock, post), fault: newFault(post), connSet: connSet{conns: conns}}
 }
 
 // shutdown stops the timers, tells the transfer to stop, unblocks every
-// connection and waits for the transfer's goroutines.
+// connection and waits for the transfer's activities.
 func (r *testRuntime) shutdown() {
 	if r.wd != nil {
 		r.wd.stop()

@@ -3,6 +3,8 @@ package iperf3
 import (
 	"io"
 	"sync/atomic"
+
+	"mesonemu/coop"
 )
 
 // readKind says what the control reader should read next. The loop asks for
@@ -15,6 +17,7 @@ const (
 	readJSONMessage
 	readCookie
 	readErrorPayload
+	readQuit // not a read: the reader ends
 )
 
 type readResult struct {
@@ -26,12 +29,11 @@ type readResult struct {
 	err   error
 }
 
-// ctrlReader owns all reads of a control connection.
+// ctrlReader owns all reads of a control connection; results go to post.
 type ctrlReader struct {
-	r       io.Reader
-	reqs    chan readKind
-	results chan readResult
-	quit    chan struct{}
+	r    io.Reader
+	reqs *coop.Inbox[readKind]
+	post func(any)
 }
 
 // countingReader feeds the watchdog.
@@ -46,27 +48,26 @@ func (c countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func newCtrlReader(r io.Reader, progress *atomic.Uint64) *ctrlReader {
+func newCtrlReader(sched coop.Sched, r io.Reader, progress *atomic.Uint64, post func(any)) *ctrlReader {
 	c := &ctrlReader{
-		r:       countingReader{r: r, n: progress},
-		reqs:    make(chan readKind, 1),
-		results: make(chan readResult),
-		quit:    make(chan struct{}),
+		r:    countingReader{r: r, n: progress},
+		reqs: coop.NewInbox[readKind](sched),
+		post: post,
 	}
-	go c.run()
+	coop.Or(sched).Go(c.run)
 	return c
 }
 
-func (c *ctrlReader) request(k readKind) { c.reqs <- k }
+func (c *ctrlReader) request(k readKind) { c.reqs.Post(k) }
 
-func (c *ctrlReader) close() { close(c.quit) }
+// close ends the reader once its current read returns (closing the
+// connection makes it return).
+func (c *ctrlReader) close() { c.reqs.Post(readQuit) }
 
 func (c *ctrlReader) run() {
 	for {
-		var k readKind
-		select {
-		case k = <-c.reqs:
-		case <-c.quit:
+		k := c.reqs.Recv()
+		if k == readQuit {
 			return
 		}
 		res := readResult{kind: k}
@@ -81,10 +82,6 @@ func (c *ctrlReader) run() {
 		case readErrorPayload:
 			res.code, res.errno, res.err = readServerErrorPayload(c.r)
 		}
-		select {
-		case c.results <- res:
-		case <-c.quit:
-			return
-		}
+		c.post(res)
 	}
 }

@@ -1,7 +1,6 @@
 package iperf3
 
 import (
-	"sync"
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
@@ -15,15 +14,14 @@ import (
 // ours. Measured on the test clock.
 const faultGrace = time.Second
 
-// fault holds the first data-stream error for faultGrace.
+// fault holds the first data-stream error for faultGrace, then posts faultDue.
 type fault struct {
 	err   error
-	ready chan struct{}
-	once  sync.Once
+	post  func(any)
 	timer tcpip.Timer
 }
 
-func newFault() *fault { return &fault{ready: make(chan struct{})} }
+func newFault(post func(any)) *fault { return &fault{post: post} }
 
 // hold keeps err (only the first) and starts the grace period.
 func (f *fault) hold(clock tcpip.Clock, err error) {
@@ -31,7 +29,7 @@ func (f *fault) hold(clock tcpip.Clock, err error) {
 		return
 	}
 	f.err = err
-	f.timer = clock.AfterFunc(faultGrace, func() { f.once.Do(func() { close(f.ready) }) })
+	f.timer = clock.AfterFunc(faultGrace, func() { f.post(faultDue{}) })
 }
 
 func (f *fault) stop() {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
+
+	"mesonemu/coop"
 )
 
 // Env is what a command-line run needs from its surroundings: a transport,
@@ -21,7 +23,8 @@ type Env struct {
 	Congestion CongestionFunc
 	Stdout     io.Writer
 	Stderr     io.Writer
-	Seed       uint64 // 0: random
+	Seed       uint64     // 0: random
+	Sched      coop.Sched // the test's activities; nil: goroutines
 }
 
 // HostEnv runs over the host's TCP stack and wall clock.
@@ -60,7 +63,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case ModeClient:
 		o := cfg.Client
 		o.Dial, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.Clock, env.TCPInfo, env.Congestion
-		o.Output, o.Seed = stdout, env.Seed
+		o.Output, o.Seed, o.Sched = stdout, env.Seed, env.Sched
 		if _, err := Run(ctx, o); err != nil {
 			if !o.JSON {
 				fmt.Fprintf(stderr, "iperf3: error - %s\n", err)
@@ -71,7 +74,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	default:
 		o := cfg.Server
 		o.Clock, o.TCPInfo, o.Congestion = env.Clock, env.TCPInfo, env.Congestion
-		o.Output, o.ErrOutput, o.Seed = stdout, stderr, env.Seed
+		o.Output, o.ErrOutput, o.Seed, o.Sched = stdout, stderr, env.Seed, env.Sched
 		if env.Listen == nil {
 			fmt.Fprintf(stderr, "iperf3: error - %s\n", fail(CodeAccept, fmt.Errorf("no listener available")))
 			return 1

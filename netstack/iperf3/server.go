@@ -9,10 +9,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
+
+	"mesonemu/coop"
 )
 
 // ServerOptions configures Serve. Zero values take iperf3's defaults.
@@ -34,6 +36,10 @@ type ServerOptions struct {
 	// OnTest, if set, sees every finished test: its Result (nil if no
 	// client came) and its error.
 	OnTest func(*Result, error)
+	// Sched runs the server's activities; nil: goroutines. On mesonemu's
+	// engine it is the machine's, and Serve must be called from one of its
+	// tasks.
+	Sched coop.Sched
 }
 
 func (o ServerOptions) withDefaults(ln net.Listener) (ServerOptions, error) {
@@ -62,6 +68,7 @@ func (o ServerOptions) withDefaults(ln net.Listener) (ServerOptions, error) {
 	if o.SystemInfo == "" {
 		o.SystemInfo = defaultSystemInfo()
 	}
+	o.Sched = coop.Or(o.Sched)
 	return o, nil
 }
 
@@ -76,21 +83,20 @@ func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
 	}
 	srv := &server{
 		o: o, ln: ln,
-		conns:     make(chan net.Conn),
-		acceptErr: make(chan error, 1),
-		quit:      make(chan struct{}),
-		rng:       rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e73)),
+		inbox: coop.NewInbox[any](o.Sched),
+		taken: o.Sched.NewWaker(),
+		rng:   rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e73)),
 	}
-	var accepting sync.WaitGroup
-	accepting.Add(1)
-	go func() {
-		defer accepting.Done()
-		srv.acceptLoop()
-	}()
+	accepting := coop.NewGroup(o.Sched)
+	accepting.Go(o.Sched, srv.acceptLoop)
+	stop := context.AfterFunc(ctx, func() { srv.inbox.Post(ctxDone{}) })
 	defer func() {
-		close(srv.quit)
+		stop()
+		srv.quit.Store(true)
 		_ = ln.Close()
+		srv.taken.Wake()
 		accepting.Wait()
+		srv.drain()
 	}()
 	for n := 1; ; n++ {
 		if !o.JSON {
@@ -133,44 +139,92 @@ func ServeOne(ctx context.Context, ln net.Listener, opts ServerOptions) (*Result
 	return res, err
 }
 
+// server is one Serve call. Its inbox takes the accept loop's connections and
+// the running test's messages; the accept loop takes the next connection
+// only once the last one was taken (taken), so a flood waits in the
+// listener's backlog, not in memory.
 type server struct {
 	o         ServerOptions
 	ln        net.Listener
-	conns     chan net.Conn
-	acceptErr chan error
-	quit      chan struct{}
+	inbox     *coop.Inbox[any]
+	taken     coop.Waker
+	quit      atomic.Bool
+	acceptErr error // the listener failed while a test ran
 	rng       *rand.Rand
 }
 
 // acceptLoop hands every connection to whoever serves: the next test takes
 // it as its control connection, a running test as a data stream or refuses it.
 func (srv *server) acceptLoop() {
-	for {
+	for !srv.quit.Load() {
 		conn, err := srv.ln.Accept()
 		if err != nil {
-			srv.acceptErr <- err
+			srv.inbox.Post(acceptFailed{err})
 			return
 		}
-		select {
-		case srv.conns <- conn:
-		case <-srv.quit:
-			_ = conn.Close()
+		srv.inbox.Post(accepted{conn})
+		srv.taken.Wait()
+	}
+}
+
+// take is the loop's side of an accepted connection.
+func (srv *server) take(m accepted) net.Conn {
+	srv.taken.Wake()
+	return m.conn
+}
+
+// discard drops a message nobody will handle, closing what it holds.
+func discard(v any) {
+	switch m := v.(type) {
+	case accepted:
+		_ = m.conn.Close()
+	case cookieResult:
+		_ = m.conn.Close()
+	case testMsg:
+		discard(m.v)
+	}
+}
+
+// drain discards what is left once Serve returns.
+func (srv *server) drain() {
+	for {
+		v, ok := srv.inbox.TryRecv()
+		if !ok {
 			return
+		}
+		discard(v)
+	}
+}
+
+// waitControl takes the next connection as a test's control connection.
+func (srv *server) waitControl(ctx context.Context) (net.Conn, error) {
+	for {
+		if srv.acceptErr != nil {
+			return nil, fail(CodeAccept, srv.acceptErr)
+		}
+		switch m := srv.inbox.Recv().(type) {
+		case accepted:
+			return srv.take(m), nil
+		case acceptFailed:
+			srv.acceptErr = m.err
+		case ctxDone:
+			return nil, ctx.Err()
+		default:
+			discard(m) // a finished test's late message
 		}
 	}
 }
 
 func (srv *server) runTest(ctx context.Context) (*Result, error) {
-	var ctrl net.Conn
-	select {
-	case ctrl = <-srv.conns:
-	case err := <-srv.acceptErr:
-		return nil, fail(CodeAccept, err)
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ctrl, err := srv.waitControl(ctx)
+	if err != nil {
+		return nil, err
 	}
 	t := newServerTest(srv, ctrl)
-	err := t.run(ctx)
+	err = t.run(ctx)
 	if err != nil && t.wd.expired.Load() {
 		err = fail(CodeNoMsg, errIdle) // whatever broke, it broke because the test stalled
 	}
@@ -189,11 +243,11 @@ func (srv *server) runTest(ctx context.Context) (*Result, error) {
 
 // deny answers a connection that cannot join with ACCESS_DENIED and closes
 // it. The write runs aside so a peer that does not read cannot stall a test.
-func deny(conn net.Conn) {
-	go func() {
+func deny(sched coop.Sched, conn net.Conn) {
+	sched.Go(func() {
 		_ = writeState(conn, stateAccessDenied)
 		_ = conn.Close()
-	}()
+	})
 }
 
 type serverPhase int
@@ -223,8 +277,6 @@ type serverTest struct {
 	phase  serverPhase
 
 	pending int
-	cookies chan cookieResult
-	quit    chan struct{}
 	// Streams join in accept order whatever order their cookies arrive
 	// in: the client numbers its streams in connect order and the results
 	// exchange matches them by number.
@@ -237,18 +289,13 @@ type serverTest struct {
 
 // maxPendingStreams bounds, beyond the streams the test needs, connections
 // whose cookie is still being read or waiting their turn, so a flood of
-// silent connections cannot pile up goroutines.
+// silent connections cannot pile up activities.
 const maxPendingStreams = 16
 
 func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 	o := srv.o
-	t := &serverTest{
-		srv: srv, o: o, ctrl: ctrl,
-		cookies:     make(chan cookieResult),
-		quit:        make(chan struct{}),
-		arrived:     make(map[int]cookieResult),
-		testRuntime: newRuntime(o.Clock, ctrl),
-	}
+	t := &serverTest{srv: srv, o: o, ctrl: ctrl, arrived: make(map[int]cookieResult)}
+	t.testRuntime = newRuntime(o.Sched, o.Clock, func(v any) { srv.inbox.Post(testMsg{t, v}) }, ctrl)
 	var out *printer
 	if !o.JSON {
 		out = &printer{w: o.Output}
@@ -260,46 +307,49 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 	return t
 }
 
-func (t *serverTest) cleanup() {
-	close(t.quit)
-	t.shutdown()
-}
+func (t *serverTest) cleanup() { t.shutdown() }
 
 func (t *serverTest) run(ctx context.Context) error {
-	t.wd = newWatchdog(t.o.Clock, t.o.IdleTimeout, t.closeAll)
-	t.reader = newCtrlReader(t.ctrl, &t.wd.progress)
+	t.wd = newWatchdog(t.o.Clock, t.o.IdleTimeout, t.closeAll, t.post)
+	t.reader = newCtrlReader(t.sched, t.ctrl, &t.wd.progress, t.post)
 	t.reader.request(readCookie)
-	var xferErrs <-chan error
 	for {
-		if t.xfer != nil {
-			xferErrs = t.xfer.errs
+		v := t.srv.inbox.Recv()
+		if tm, ok := v.(testMsg); ok {
+			if tm.t != t {
+				discard(tm) // an earlier test's
+				continue
+			}
+			v = tm.v
 		}
-		select {
-		case <-ctx.Done():
+		switch m := v.(type) {
+		case ctxDone:
 			return t.terminate(ctx.Err())
-		case <-t.wd.fired:
+		case idleFired:
 			return fail(CodeNoMsg, errIdle)
-		case r := <-t.reader.results:
-			done, err := t.onControl(r)
+		case readResult:
+			done, err := t.onControl(m)
 			if err != nil || done {
 				return err
 			}
-		case conn := <-t.srv.conns:
-			t.onConnection(conn)
-		case cr := <-t.cookies:
-			if err := t.onStreamCookie(cr); err != nil {
+		case accepted:
+			t.onConnection(t.srv.take(m))
+		case acceptFailed:
+			t.srv.acceptErr = m.err // the next test reports it
+		case cookieResult:
+			if err := t.onStreamCookie(m); err != nil {
 				return err
 			}
-		case <-t.tl.wake:
+		case timersDue:
 			if err := t.onTimers(); err != nil {
 				return err
 			}
-		case err := <-xferErrs:
+		case xferFailed:
 			if t.wd.expired.Load() {
 				return fail(CodeNoMsg, errIdle)
 			}
-			t.fault.hold(t.o.Clock, err)
-		case <-t.fault.ready:
+			t.fault.hold(t.o.Clock, m.err)
+		case faultDue:
 			return t.fault.err
 		}
 	}
@@ -395,7 +445,7 @@ func (t *serverTest) onParams(body []byte) error {
 // the server is busy.
 func (t *serverTest) onConnection(conn net.Conn) {
 	if t.phase != srvStreams || t.pending+len(t.arrived) >= t.s.params.Parallel+maxPendingStreams {
-		deny(conn)
+		deny(t.sched, conn)
 		return
 	}
 	t.pending++
@@ -405,17 +455,13 @@ func (t *serverTest) onConnection(conn net.Conn) {
 	seq := t.acceptSeq
 	t.acceptSeq++
 	progress := &t.wd.progress
-	go func() {
+	t.sched.Go(func() {
 		timer := t.o.Clock.AfterFunc(t.o.IdleTimeout, func() { _ = conn.Close() })
 		buf := make([]byte, CookieSize)
 		_, err := io.ReadFull(countingReader{r: conn, n: progress}, buf)
 		timer.Stop()
-		select {
-		case t.cookies <- cookieResult{seq: seq, conn: conn, cookie: buf, err: err}:
-		case <-t.quit:
-			_ = conn.Close()
-		}
-	}()
+		t.post(cookieResult{seq: seq, conn: conn, cookie: buf, err: err})
+	})
 }
 
 func (t *serverTest) onStreamCookie(cr cookieResult) error {
@@ -442,7 +488,7 @@ func (t *serverTest) admitStream(cr cookieResult) error {
 		return nil
 	}
 	if t.phase != srvStreams || string(cr.cookie) != string(t.cookie) {
-		deny(cr.conn)
+		deny(t.sched, cr.conn)
 		return nil
 	}
 	s := t.s
@@ -484,7 +530,7 @@ func (t *serverTest) startTest() error {
 	if s.sending {
 		limit = s.params.sendLimit()
 	}
-	t.xfer = newTransfer(limit, &t.wd.progress, len(s.streams))
+	t.xfer = newTransfer(t.sched, t.post, limit, &t.wd.progress)
 	payload := make([]byte, s.params.Len)
 	for i := range payload {
 		payload[i] = byte(t.srv.rng.Uint32())

@@ -22,11 +22,11 @@ const (
 )
 
 // timeline keeps the test's deadlines on the test clock and a single timer
-// armed for the earliest. The timer only pokes wake; the loop goroutine asks
-// which deadline is due, so timer callbacks never block or race the loop.
+// armed for the earliest. The timer only posts timersDue; the loop asks which
+// deadline is due, so timer callbacks never block or race the loop.
 type timeline struct {
 	clock tcpip.Clock
-	wake  chan struct{}
+	post  func(any)
 	at    [numEvents]tcpip.MonotonicTime
 	on    [numEvents]bool
 
@@ -34,8 +34,8 @@ type timeline struct {
 	timer tcpip.Timer
 }
 
-func newTimeline(clock tcpip.Clock) *timeline {
-	return &timeline{clock: clock, wake: make(chan struct{}, 1)}
+func newTimeline(clock tcpip.Clock, post func(any)) *timeline {
+	return &timeline{clock: clock, post: post}
 }
 
 func (t *timeline) set(e event, at tcpip.MonotonicTime) { t.at[e], t.on[e] = at, true }
@@ -74,12 +74,7 @@ func (t *timeline) rearm(now tcpip.MonotonicTime) {
 		return
 	}
 	d := max(earliest.Sub(now), time.Duration(0))
-	t.timer = t.clock.AfterFunc(d, func() {
-		select {
-		case t.wake <- struct{}{}:
-		default:
-		}
-	})
+	t.timer = t.clock.AfterFunc(d, func() { t.post(timersDue{}) })
 }
 
 // stop cancels every deadline.

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"io"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"mesonemu/coop"
 )
 
 // maxReadChunk bounds each receiving stream's buffer whatever block length a
@@ -14,63 +15,59 @@ import (
 // Read sizes are invisible on the wire.
 const maxReadChunk = 128 * 1024
 
-// transfer runs the data streams: one goroutine per stream, sending the
-// fixed random payload block after block or reading and counting.
+// transfer runs the data streams: one activity per stream, sending the
+// fixed random payload block after block or reading and counting. It posts
+// xferFailed for a broken stream, limitReached once the receivers have the
+// -n total and sendersFinished when the last sender returns.
 type transfer struct {
+	sched    coop.Sched
+	post     func(any)
 	limit    uint64 // bytes to move in total, 0 = until stopped
 	progress *atomic.Uint64
 
 	stop     atomic.Bool   // set when the test ends; later errors are expected
 	reserved atomic.Uint64 // bytes handed out to senders (the -n quota)
 	received atomic.Uint64 // bytes read by all receivers
-
-	limitHit    chan struct{} // a receiver saw the -n total arrive
-	sendersDone chan struct{} // every sender has returned
-	errs        chan error
-	senders     sync.WaitGroup
-	all         sync.WaitGroup
+	limitHit atomic.Bool   // limitReached was posted
+	senders  atomic.Int64  // senders still running
+	all      *coop.Group
 }
 
-func newTransfer(limit uint64, progress *atomic.Uint64, streams int) *transfer {
-	return &transfer{
-		limit: limit, progress: progress,
-		limitHit:    make(chan struct{}, 1),
-		sendersDone: make(chan struct{}),
-		errs:        make(chan error, streams),
-	}
+func newTransfer(sched coop.Sched, post func(any), limit uint64, progress *atomic.Uint64) *transfer {
+	return &transfer{sched: sched, post: post, limit: limit, progress: progress, all: coop.NewGroup(sched)}
 }
 
-// start launches every stream's goroutine.
+// start launches every stream's activity.
 func (t *transfer) start(streams []*stream, payload []byte, readSize int) {
 	readSize = min(readSize, maxReadChunk)
 	for _, st := range streams {
-		t.all.Add(1)
 		if st.sender {
 			t.senders.Add(1)
-			go t.send(st, payload)
-		} else {
-			go t.receive(st, readSize)
 		}
 	}
-	go func() {
-		t.senders.Wait()
-		close(t.sendersDone)
-	}()
-}
-
-func (t *transfer) report(err error) {
-	select {
-	case t.errs <- err:
-	default:
+	if t.senders.Load() == 0 {
+		t.post(sendersFinished{})
+	}
+	for _, st := range streams {
+		if st.sender {
+			t.all.Go(t.sched, func() { t.send(st, payload) })
+		} else {
+			t.all.Go(t.sched, func() { t.receive(st, readSize) })
+		}
 	}
 }
+
+func (t *transfer) report(err error) { t.post(xferFailed{err}) }
 
 // send writes whole blocks. Under -n each block is reserved from the shared
 // quota first, so all streams together send ceil(n/len) blocks, as iperf3's
 // "bytes_sent >= bytes" check after every block does.
 func (t *transfer) send(st *stream, payload []byte) {
-	defer t.all.Done()
-	defer t.senders.Done()
+	defer func() {
+		if t.senders.Add(-1) == 0 {
+			t.post(sendersFinished{})
+		}
+	}()
 	size := uint64(len(payload))
 	for !t.stop.Load() {
 		if t.limit > 0 && t.reserved.Add(size)-size >= t.limit {
@@ -101,18 +98,14 @@ func (t *transfer) send(st *stream, payload []byte) {
 // after the test ends so a sender never stalls on it; an end of stream or an
 // error after the test ended is normal.
 func (t *transfer) receive(st *stream, size int) {
-	defer t.all.Done()
 	buf := make([]byte, size)
 	for {
 		n, err := st.conn.Read(buf)
 		if n > 0 {
 			st.moved.Add(uint64(n))
 			t.progress.Add(uint64(n))
-			if t.limit > 0 && t.received.Add(uint64(n)) >= t.limit {
-				select {
-				case t.limitHit <- struct{}{}:
-				default:
-				}
+			if t.limit > 0 && t.received.Add(uint64(n)) >= t.limit && t.limitHit.CompareAndSwap(false, true) {
+				t.post(limitReached{})
 			}
 		}
 		if err != nil {

@@ -18,14 +18,14 @@ const DefaultIdleTimeout = 120 * time.Second
 
 // watchdog fires once progress has stood still for limit on the test clock.
 // It samples every limit/4, so it fires between limit and 1.25*limit after
-// the last progress. onIdle runs in the timer's goroutine and should only
-// close connections and signal.
+// the last progress. onIdle runs in the timer's callback and should only
+// close connections; then idleFired is posted.
 type watchdog struct {
 	clock    tcpip.Clock
 	limit    time.Duration
 	progress atomic.Uint64
 	onIdle   func()
-	fired    chan struct{}
+	post     func(any)
 	// expired is set before onIdle runs, so whoever sees a connection
 	// fail because of it can tell an idle timeout from a broken peer.
 	expired atomic.Bool
@@ -37,8 +37,8 @@ type watchdog struct {
 	stopped    bool
 }
 
-func newWatchdog(clock tcpip.Clock, limit time.Duration, onIdle func()) *watchdog {
-	w := &watchdog{clock: clock, limit: limit, onIdle: onIdle, fired: make(chan struct{}, 1)}
+func newWatchdog(clock tcpip.Clock, limit time.Duration, onIdle func(), post func(any)) *watchdog {
+	w := &watchdog{clock: clock, limit: limit, onIdle: onIdle, post: post}
 	w.mu.Lock()
 	w.lastChange = clock.NowMonotonic()
 	w.timer = clock.AfterFunc(w.period(), w.check)
@@ -62,7 +62,7 @@ func (w *watchdog) check() {
 		w.mu.Unlock()
 		w.expired.Store(true)
 		w.onIdle()
-		w.fired <- struct{}{}
+		w.post(idleFired{})
 		return
 	}
 	w.timer = w.clock.AfterFunc(w.period(), w.check)
