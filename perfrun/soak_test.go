@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"mesonemu/emu"
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
@@ -81,7 +79,8 @@ func TestSoakEveryFrameAccounted(t *testing.T) {
 		}
 	}()
 
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Minute)
+	// A wall-time bound only: the run itself is bounded by iperf3's -t.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	lnPC, err := b.PC.Listen(5201)
 	if err != nil {
@@ -92,27 +91,40 @@ func TestSoakEveryFrameAccounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := func(seed uint64) iperf3.ServerOptions {
-		return iperf3.ServerOptions{Clock: b.Clock, TCPInfo: netstack.TCPInfo, Seed: seed}
+		return iperf3.ServerOptions{Clock: b.Clock, TCPInfo: netstack.TCPInfo, Seed: seed, Sched: b.Sched}
 	}
-	g, gctx := errgroup.WithContext(ctx)
 	var up, down *iperf3.Result
-	g.Go(func() error { _, err := iperf3.ServeOne(gctx, lnPC, srv(11)); return err })
-	g.Go(func() error { _, err := iperf3.ServeOne(gctx, lnBoard, srv(12)); return err })
-	g.Go(func() (err error) {
-		up, err = iperf3.Run(gctx, iperf3.ClientOptions{Host: "198.18.0.1", Port: 5201, Seconds: soakSeconds, Parallel: 2,
-			Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Seed: 13})
-		return err
-	})
-	g.Go(func() (err error) {
-		down, err = iperf3.Run(gctx, iperf3.ClientOptions{Host: "198.18.0.2", Port: 5202, Seconds: soakSeconds, Parallel: 2,
-			Dial: b.PC.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Seed: 14})
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		t.Fatalf("iperf3: %v", err)
+	errs := make([]error, 4)
+	tasks := []*emu.Task{
+		b.Go("pc iperf3 -s", func() { _, errs[0] = iperf3.ServeOne(ctx, lnPC, srv(11)) }),
+		b.Go("board iperf3 -s", func() { _, errs[1] = iperf3.ServeOne(ctx, lnBoard, srv(12)) }),
+		b.Go("board iperf3 -c", func() {
+			up, errs[2] = iperf3.Run(ctx, iperf3.ClientOptions{Host: "198.18.0.1", Port: 5201, Seconds: soakSeconds, Parallel: 2,
+				Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Seed: 13, Sched: b.Sched})
+		}),
+		b.Go("pc iperf3 -c", func() {
+			down, errs[3] = iperf3.Run(ctx, iperf3.ClientOptions{Host: "198.18.0.2", Port: 5202, Seconds: soakSeconds, Parallel: 2,
+				Dial: b.PC.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Seed: 14, Sched: b.Sched})
+		}),
+	}
+	running := func() bool {
+		for _, tk := range tasks {
+			if !tk.Done() {
+				return true
+			}
+		}
+		return false
+	}
+	if err := b.RunWhile(ctx, running); err != nil {
+		t.Fatalf("engine: %v", err)
+	}
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("iperf3: %v", err)
+		}
 	}
 	// Let the rings drain: TX completions and RX refills.
-	time.Sleep(m.WallDuration(50 * emu.Millisecond))
+	m.Advance(50 * emu.Millisecond)
 	m.Lock()
 	final := conservationLocked(b)
 	m.Unlock()
