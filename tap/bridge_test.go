@@ -80,10 +80,18 @@ type rig struct {
 func newRig(t *testing.T, cfg farend.Config) *rig {
 	t.Helper()
 	// Host frames enter as events: the machine runs, in real time, as under Run.
-	r := &rig{m: emu.NewMachineClock(1, emu.WallPaced)}
+	r := newStillRig(t, cfg, emu.WallPaced)
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() { _ = r.m.Run(stop, func() bool { return false }); close(done) }()
-	t.Cleanup(func() { close(stop); <-done; r.m.Stop() })
+	t.Cleanup(func() { close(stop); <-done })
+	return r
+}
+
+// newStillRig is a rig whose machine runs only when the test drives it.
+func newStillRig(t *testing.T, cfg farend.Config, mode emu.ClockMode) *rig {
+	t.Helper()
+	r := &rig{m: emu.NewMachineClock(1, mode)}
+	t.Cleanup(r.m.Stop)
 	var err error
 	if r.nic, err = farend.New(r.m, cfg); err != nil {
 		t.Fatal(err)
@@ -177,24 +185,28 @@ func TestBridgeHostToBoardSendFailures(t *testing.T) {
 		sendErrors  uint64
 		cableFrames int
 	}{
-		// The machine does not run, so the NIC's queue never drains: the
-		// first two frames wait in it, the rest give up after RetryFor.
+		// All frames enter at virtual time 0 (the machine is still while
+		// they are read). At 10 Mbit/s a full frame holds the line for
+		// 1.2 ms: the first two fill the queue and the rest give up after
+		// RetryFor (1 ms), before the first has left.
 		{"queue full", 2, false, 5, 2, 3, 0, 2},
 		{"no link", 0, true, 3, 0, 0, 3, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t, farend.Config{TxQueueLen: tc.queue})
-			if tc.linkDown {
-				r.m.Lock()
-				_ = r.nic.SetSpeed(0)
-				r.m.Unlock()
-			}
+			r := newStillRig(t, farend.Config{TxQueueLen: tc.queue}, emu.Virtual)
+			r.m.Lock()
+			_ = r.nic.SetSpeed(map[bool]int{false: 10, true: 0}[tc.linkDown])
+			r.m.Unlock()
 			port := newFakePort()
 			b := NewBridge(r.m, r.nic, port, BridgeConfig{RetryEvery: 100 * time.Microsecond, RetryFor: time.Millisecond})
 			for i := 0; i < tc.frames; i++ {
-				port.in <- frameOf(100, byte(i))
+				port.in <- frameOf(MaxFrameLen-4, byte(i))
 			}
+			waitUntil(t, "frames read", func() bool { return b.Counters().TapRead == uint64(tc.frames) })
+			// Each frame is injected just after it is counted as read:
+			// step virtual time until every one is handled.
 			waitUntil(t, "frames handled", func() bool {
+				r.m.Advance(100 * emu.Microsecond)
 				c := b.Counters()
 				return c.SentToBoard+c.QueueFull+c.SendErrors == uint64(tc.frames)
 			})
@@ -203,7 +215,7 @@ func TestBridgeHostToBoardSendFailures(t *testing.T) {
 			if c.TapRead != uint64(tc.frames) || c.SentToBoard != tc.sent || c.QueueFull != tc.full || c.SendErrors != tc.sendErrors {
 				t.Errorf("counters %+v; want read %d, sent %d, queue full %d, send errors %d", c, tc.frames, tc.sent, tc.full, tc.sendErrors)
 			}
-			r.m.Advance(emu.Millisecond)
+			r.m.Advance(10 * emu.Millisecond)
 			if len(r.sink) != tc.cableFrames {
 				t.Errorf("cable got %d frames, want %d", len(r.sink), tc.cableFrames)
 			}

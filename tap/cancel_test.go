@@ -23,12 +23,12 @@ func TestCancelMidTest(t *testing.T) {
 	defer func() { srvCancel(); _ = srv.Wait() }()
 	ns.waitListening(srvCtx, 5201)
 	ctx, cancel := context.WithCancel(context.Background())
-	var r *boardRun
-	go func() {
+	defer cancel()
+	// 1.5 s after the board is on the link (the paced boot takes real time).
+	r := runBoard(ctx, ns, fixedBoard, "", []string{"-c", hostIP, "-t", "30"}, func() {
 		time.Sleep(1500 * time.Millisecond)
 		cancel()
-	}()
-	r = runBoard(ctx, ns, fixedBoard, "", []string{"-c", hostIP, "-t", "30"}, nil)
+	})
 	if r.err != nil || r.c == nil {
 		t.Fatalf("Run after cancel: %v, counters %v", r.err, r.c)
 	}
