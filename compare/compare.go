@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -113,26 +114,60 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	for i := range runs {
 		runs[i] = make([]seedRun, o.Seeds)
 	}
-	var mu sync.Mutex // Progress
+	// The frame-level tests first: they are quick and tell which links are
+	// dead. Then the TCP runs, cleanest link first: a clean link carries the
+	// most frames and takes the longest, and starting it early keeps the jobs
+	// busy to the end. The order of work never reaches the output.
+	type job struct{ cfg, seed int }
+	var jobs []job
+	for i := range Configs {
+		for k := range o.Seeds {
+			jobs = append(jobs, job{i, k})
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Jobs)
-	for i, c := range Configs {
-		for k := range o.Seeds {
-			g.Go(func() error {
-				r, err := runSeed(gctx, o, c, uint64(k+1))
-				if err != nil {
-					return fmt.Errorf("compare %s: %w", c.Name, err)
-				}
-				runs[i][k] = r
-				if o.Progress != nil && !r.dead {
-					mu.Lock()
-					fmt.Fprintf(o.Progress, "  %-16s seed %d: %6.1f Mbit/s, %d retransmits, %.3f %% of data frames lost\n",
-						c.Name, k+1, r.rep.ThroughputBps/1e6, r.rep.Retransmits, 100*r.rep.MeasuredLoss)
-					mu.Unlock()
-				}
-				return nil
-			})
+	for _, j := range jobs {
+		g.Go(func() error {
+			r, err := frameTest(o, Configs[j.cfg], uint64(j.seed+1))
+			if err != nil {
+				return fmt.Errorf("compare %s: %w", Configs[j.cfg].Name, err)
+			}
+			runs[j.cfg][j.seed] = r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return res, err
+	}
+	var live []job
+	for _, j := range jobs {
+		if !runs[j.cfg][j.seed].dead {
+			live = append(live, j)
 		}
+	}
+	sort.SliceStable(live, func(a, b int) bool {
+		return runs[live[a].cfg][live[a].seed].frameLoss < runs[live[b].cfg][live[b].seed].frameLoss
+	})
+	var mu sync.Mutex // Progress
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(o.Jobs)
+	for _, j := range live {
+		c, r := Configs[j.cfg], &runs[j.cfg][j.seed]
+		g.Go(func() error {
+			var err error
+			_, r.rep, err = perfrun.Run(gctx, perfrun.Options{Sim: c.simOptions(o.Board, uint64(j.seed+1)), Duration: o.Duration})
+			if err != nil {
+				return fmt.Errorf("compare %s: %w", c.Name, err)
+			}
+			if o.Progress != nil {
+				mu.Lock()
+				fmt.Fprintf(o.Progress, "  %-16s seed %d: %6.1f Mbit/s, %d retransmits, %.3f %% of data frames lost\n",
+					c.Name, j.seed+1, r.rep.ThroughputBps/1e6, r.rep.Retransmits, 100*r.rep.MeasuredLoss)
+				mu.Unlock()
+			}
+			return nil
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return res, err
@@ -161,18 +196,13 @@ func (c Config) simOptions(board string, seed uint64) sim.Options {
 	return so
 }
 
-func runSeed(ctx context.Context, o Options, c Config, seed uint64) (seedRun, error) {
-	so := c.simOptions(o.Board, seed)
-	lt, err := linktest.Run(so, linktest.Options{Frames: o.Frames, Size: 1514, Payload: "random", Direction: "tx"})
+// frameTest is a configuration's frame-level test with one seed.
+func frameTest(o Options, c Config, seed uint64) (seedRun, error) {
+	lt, err := linktest.Run(c.simOptions(o.Board, seed), linktest.Options{Frames: o.Frames, Size: 1514, Payload: "random", Direction: "tx"})
 	if err != nil {
 		return seedRun{}, err
 	}
-	r := seedRun{predicted: lt.TX.PredictedLoss, frameLoss: lt.TX.MeasuredLoss, dead: lt.TX.MeasuredLoss > 0.5}
-	if r.dead {
-		return r, nil
-	}
-	_, r.rep, err = perfrun.Run(ctx, perfrun.Options{Sim: so, Duration: o.Duration})
-	return r, err
+	return seedRun{predicted: lt.TX.PredictedLoss, frameLoss: lt.TX.MeasuredLoss, dead: lt.TX.MeasuredLoss > 0.5}, nil
 }
 
 // summarize turns a configuration's runs (in seed order) into its row.

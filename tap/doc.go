@@ -51,8 +51,7 @@
 //     frame times at 1 Gbit/s) so the board's last frames reach the host.
 //   - Pcap timestamps are virtual time plus the wall-clock offset at the start
 //     of the paced run, so they line up with a capture taken on the host.
-//   - Counters.ClockLag reports how far virtual time fell behind wall time;
-//     with real-time pacing it is the microseconds between reading the two
-//     clocks, and anything larger means the board's timers ran slow against
-//     the host kernel's.
+//   - Counters.ClockLag is the most any event ran late against the wall
+//     clock: near zero while the host keeps up with the board; tens of ms
+//     when a full-rate board's stack outruns a busy host's cores.
 package tap

@@ -96,10 +96,12 @@ func (r *boardRun) check(t *testing.T) {
 	checkClock(t, r.c)
 }
 
-// maxClockLag bounds how far the board's clock may fall behind wall time in a
-// run: with real-time pacing virtual time is wall time by definition, so only
-// the moment between reading the two clocks at the end separates them.
-const maxClockLag = 50 * time.Millisecond
+// maxClockLag bounds how late the board's engine may run an event against the
+// wall clock. At full rate the board's stack costs close to a wall second per
+// virtual second, so on a busy 2-core host events run tens of ms late at times
+// (65 ms seen); at 100 ms the host kernel's TCP (RTO at least 200 ms) would
+// start to notice a board that fell behind.
+const maxClockLag = 100 * time.Millisecond
 
 func checkClock(t *testing.T, c *Counters) {
 	t.Helper()
