@@ -80,8 +80,9 @@ func (m *Machine) isStopped() bool {
 }
 
 // Stop ends the machine's life: no event runs any more, and every task still
-// blocked is unwound (its goroutine exits through its defers, which must not
-// block on the engine). Call it from outside the loop, once the run is over.
+// blocked is unwound (its goroutine exits through its defers; a defer that
+// blocks on the engine ends there). Call it from outside the loop, once the
+// run is over.
 func (m *Machine) Stop() {
 	m.mu.Lock()
 	m.stopped = true
@@ -94,8 +95,13 @@ func (m *Machine) Stop() {
 	m.mu.Unlock()
 	for _, t := range tasks {
 		if !t.done.Load() {
+			// current marks the task as one, so that a defer of its that
+			// blocks on the engine ends the goroutine too (park) instead
+			// of trying to drive the stopped machine.
+			m.current = t
 			t.resume <- struct{}{}
 			<-t.yield
+			m.current = nil
 		}
 	}
 }

@@ -112,3 +112,32 @@ func TestWallPacedWaitsAndInjects(t *testing.T) {
 		t.Fatalf("injected at %v, sent after 60 ms", injectedAt.Duration())
 	}
 }
+
+// TestStopUnwindsATaskWhoseDeferBlocks: a task still blocked when the machine
+// stops is unwound, and a defer of its that blocks on the engine again (as
+// iperf3's server waits for its accept loop) ends there instead of spinning
+// on the stopped machine. Its outer defers still run.
+func TestStopUnwindsATaskWhoseDeferBlocks(t *testing.T) {
+	m := NewMachine(1)
+	never, alsoNever := m.NewWaker(), m.NewWaker()
+	var outer, afterInner bool
+	m.Go("blocked", func() {
+		defer func() { outer = true }()
+		defer func() {
+			alsoNever.Wait()
+			afterInner = true
+		}()
+		never.Wait()
+	})
+	m.Advance(Millisecond)
+	stopped := make(chan struct{})
+	go func() { m.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stop did not return: the blocking defer kept the task alive")
+	}
+	if !outer || afterInner {
+		t.Errorf("outer defer ran %v (want true), the rest of the blocking defer ran %v (want false)", outer, afterInner)
+	}
+}
