@@ -86,6 +86,10 @@ type Options struct {
 	// run is deterministic, so the result does not depend on it.
 	Jobs     int
 	Progress io.Writer // one line per finished run, in the order they finish; nil: none
+	// RunTCP runs one configuration's iperf3 test; nil: perfrun.Run in this
+	// process. The command passes one that runs it in a child process of one
+	// thread, where the engine is cheapest.
+	RunTCP func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error)
 }
 
 // Result is the whole table.
@@ -108,6 +112,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.Jobs < 1 {
 		o.Jobs = runtime.NumCPU()
+	}
+	if o.RunTCP == nil {
+		o.RunTCP = func(ctx context.Context, po perfrun.Options) (*perfrun.Report, error) {
+			_, rep, err := perfrun.Run(ctx, po)
+			return rep, err
+		}
 	}
 	res := &Result{Board: o.Board, DurationSec: o.Duration.Seconds()}
 	runs := make([][]seedRun, len(Configs))
@@ -156,7 +166,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		c, r := Configs[j.cfg], &runs[j.cfg][j.seed]
 		g.Go(func() error {
 			var err error
-			_, r.rep, err = perfrun.Run(gctx, perfrun.Options{Sim: c.simOptions(o.Board, uint64(j.seed+1)), Duration: o.Duration})
+			r.rep, err = o.RunTCP(gctx, perfrun.Options{Sim: c.simOptions(o.Board, uint64(j.seed+1)), Duration: o.Duration})
 			if err != nil {
 				return fmt.Errorf("compare %s: %w", c.Name, err)
 			}

@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"mesonemu/perfrun"
+	"mesonemu/sim"
 )
 
 func runCLI(args ...string) (int, string, string) {
@@ -167,5 +171,34 @@ func TestPcapOfLinktestMatchesTshark(t *testing.T) {
 	}
 	if n := uint64(len(strings.Fields(string(got)))); n != r.TX.CRCErrors || n == 0 {
 		t.Fatalf("tshark finds %d bad-FCS frames, the far end counted %d", n, r.TX.CRCErrors)
+	}
+}
+
+// TestCompareChildRunMatchesInProcess: compare's TCP run in a child process of
+// one thread reports exactly what the same run reports in this process.
+func TestCompareChildRunMatchesInProcess(t *testing.T) {
+	d := uint32(4)
+	o := perfrun.Options{Sim: sim.Options{Driver: "pre-fix", TxDelayNs: &d, Seed: 5}, Duration: time.Second}
+	child := childRun(func(ctx context.Context, args []string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, os.Args[0])
+		cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\x1f"))
+		return cmd
+	})
+	got, err := child(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, err := perfrun.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ThroughputBps != want.ThroughputBps || got.Retransmits != want.Retransmits || got.MeasuredLoss != want.MeasuredLoss ||
+		got.PathSRTTMicros != want.PathSRTTMicros || got.ClockChain != want.ClockChain || got.EffectiveTX != want.EffectiveTX {
+		t.Errorf("child run: %.0f bit/s, %d retransmits, loss %g, srtt %g us, %q, %g ps\nin process: %.0f bit/s, %d retransmits, loss %g, srtt %g us, %q, %g ps",
+			got.ThroughputBps, got.Retransmits, got.MeasuredLoss, got.PathSRTTMicros, got.ClockChain, got.EffectiveTX,
+			want.ThroughputBps, want.Retransmits, want.MeasuredLoss, want.PathSRTTMicros, want.ClockChain, want.EffectiveTX)
+	}
+	if got.Retransmits == 0 {
+		t.Error("a pre-fix run at 4 ns without retransmits: the child ran another configuration")
 	}
 }

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 
 	"mesonemu/compare"
 	"mesonemu/perfrun"
@@ -66,7 +72,13 @@ func cmdCompare(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		return err
 	}
 	var progress io.Writer = stderr
-	r, err := compare.Run(ctx, compare.Options{Board: f.board, Duration: f.duration, Seeds: f.seeds, Jobs: f.jobs, Progress: progress})
+	co := compare.Options{Board: f.board, Duration: f.duration, Seeds: f.seeds, Jobs: f.jobs, Progress: progress}
+	if exe, err := os.Executable(); err == nil && tuneProcs {
+		co.RunTCP = childRun(func(ctx context.Context, args []string) *exec.Cmd {
+			return exec.CommandContext(ctx, exe, args...)
+		})
+	}
+	r, err := compare.Run(ctx, co)
 	if err != nil {
 		return err
 	}
@@ -75,4 +87,40 @@ func cmdCompare(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 	}
 	compare.WriteTable(stdout, r)
 	return nil
+}
+
+// childRun runs compare's iperf3 tests as `mesonemu run --json` in child
+// processes of one thread each: an engine costs 1.4x as much when Go has a
+// second thread, so jobs in one process gain little from a second core. It
+// passes on the options compare sets (board, driver, delays, PHY, seed, time).
+func childRun(command func(ctx context.Context, args []string) *exec.Cmd) func(context.Context, perfrun.Options) (*perfrun.Report, error) {
+	return func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
+		args := []string{"run", "--json", "--driver", o.Sim.Driver, "--seed", strconv.FormatUint(o.Sim.Seed, 10), "--time", o.Duration.String()}
+		if o.Sim.Board != "" {
+			args = append(args, "--board", o.Sim.Board)
+		}
+		if o.Sim.TxDelayNs != nil {
+			args = append(args, "--tx-delay-ns", strconv.FormatUint(uint64(*o.Sim.TxDelayNs), 10))
+		}
+		if o.Sim.PhyMode != "" {
+			args = append(args, "--phy-mode", o.Sim.PhyMode)
+		}
+		if o.Sim.PHYTXDelay != nil {
+			args = append(args, "--phy-tx-delay", map[bool]string{true: "on", false: "off"}[*o.Sim.PHYTXDelay])
+		}
+		cmd := command(ctx, args)
+		cmd.Env = append(cmd.Environ(), "GOMAXPROCS=1")
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("mesonemu %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+		}
+		var doc struct {
+			Mesonemu *perfrun.Report `json:"mesonemu"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Mesonemu == nil {
+			return nil, fmt.Errorf("mesonemu %s: no report in its output (%v)", strings.Join(args, " "), err)
+		}
+		return doc.Mesonemu, nil
+	}
 }
