@@ -28,21 +28,44 @@ import (
 // endpoint the host's barrier runs, so what the call made the stack do is
 // done and queued before the task goes on.
 type Conn struct {
-	h      *Host
-	ep     tcpip.Endpoint
-	wq     *waiter.Queue
+	socket
 	rw, ww *emu.Waker
-	entry  waiter.Entry
 	local  net.Addr
 	remote net.Addr
 
-	mu                   sync.Mutex
-	closed               bool
-	rDeadline, wDeadline emu.Time // -1: none
+	rDeadline, wDeadline emu.Time // -1: none (mu)
+}
+
+// socket is what a Conn and a Listener share: a gVisor endpoint, its waiter
+// registration and the closed flag (mu).
+type socket struct {
+	h     *Host
+	ep    tcpip.Endpoint
+	wq    *waiter.Queue
+	entry waiter.Entry
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// shut closes the endpoint once and lets the stack settle; false if it was
+// already closed.
+func (s *socket) shut() bool {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.wq.EventUnregister(&s.entry)
+	s.ep.Close()
+	s.h.settle()
+	return true
 }
 
 func newConn(h *Host, ep tcpip.Endpoint, wq *waiter.Queue) *Conn {
-	c := &Conn{h: h, ep: ep, wq: wq, rw: h.m.NewWaker(), ww: h.m.NewWaker(), rDeadline: -1, wDeadline: -1}
+	c := &Conn{socket: socket{h: h, ep: ep, wq: wq}, rw: h.m.NewWaker(), ww: h.m.NewWaker(), rDeadline: -1, wDeadline: -1}
 	c.entry = waiter.NewFunctionEntry(waiter.ReadableEvents|waiter.WritableEvents|waiter.EventHUp|waiter.EventErr, func(mask waiter.EventMask) {
 		if mask&(waiter.ReadableEvents|waiter.EventHUp|waiter.EventErr) != 0 {
 			c.rw.Wake()
@@ -163,18 +186,10 @@ func (c *Conn) Write(b []byte) (int, error) {
 
 // Close implements net.Conn; a task blocked on the conn returns net.ErrClosed.
 func (c *Conn) Close() error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil
+	if c.shut() {
+		c.rw.Wake()
+		c.ww.Wake()
 	}
-	c.closed = true
-	c.mu.Unlock()
-	c.wq.EventUnregister(&c.entry)
-	c.ep.Close()
-	c.h.settle()
-	c.rw.Wake()
-	c.ww.Wake()
 	return nil
 }
 
@@ -316,15 +331,9 @@ func isConnectStarted(err tcpip.Error) bool {
 
 // Listener accepts TCP connections on a host, for a program in an engine task.
 type Listener struct {
-	h     *Host
-	ep    tcpip.Endpoint
-	wq    *waiter.Queue
-	w     *emu.Waker
-	entry waiter.Entry
-	addr  net.Addr
-
-	mu     sync.Mutex
-	closed bool
+	socket
+	w    *emu.Waker
+	addr net.Addr
 }
 
 // Listen opens a TCP listener on the host's address and port.
@@ -342,7 +351,7 @@ func (h *Host) Listen(port uint16) (*Listener, error) {
 		ep.Close()
 		return nil, fmt.Errorf("listen :%d: %s", port, terr)
 	}
-	l := &Listener{h: h, ep: ep, wq: wq, w: h.m.NewWaker(),
+	l := &Listener{socket: socket{h: h, ep: ep, wq: wq}, w: h.m.NewWaker(),
 		addr: &net.TCPAddr{IP: h.addr.Addr().AsSlice(), Port: int(port)}}
 	l.entry = waiter.NewFunctionEntry(waiter.ReadableEvents|waiter.EventHUp|waiter.EventErr, func(waiter.EventMask) { l.w.Wake() })
 	wq.EventRegister(&l.entry)
@@ -372,17 +381,9 @@ func (l *Listener) Accept() (net.Conn, error) {
 
 // Close implements net.Listener; a blocked Accept returns net.ErrClosed.
 func (l *Listener) Close() error {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		return nil
+	if l.shut() {
+		l.w.Wake()
 	}
-	l.closed = true
-	l.mu.Unlock()
-	l.wq.EventUnregister(&l.entry)
-	l.ep.Close()
-	l.h.settle()
-	l.w.Wake()
 	return nil
 }
 
