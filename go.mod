@@ -3,6 +3,7 @@ module mesonemu
 go 1.26.8
 
 require (
+	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.43.0
 	gonum.org/v1/plot v0.17.0
 	gvisor.dev/gvisor v0.0.0-20260905035102-160fafc42237
@@ -18,7 +19,6 @@ require (
 	github.com/google/btree v1.1.2 // indirect
 	golang.org/x/exp v0.0.0-20250711185948-6ae5c78190dc // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.36.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

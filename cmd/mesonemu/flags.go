@@ -39,6 +39,7 @@ type flags struct {
 	// compare, scan, eye
 	seeds, jobs int
 	png, svg    string
+	version     bool
 }
 
 func (f *flags) register() *flag.FlagSet {
@@ -68,6 +69,7 @@ func (f *flags) register() *flag.FlagSet {
 	fs.StringVar(&f.tap, "tap", "", "attach the far end of the cable to this Linux TAP device (real time)")
 	fs.StringVar(&f.ip, "ip", "198.18.1.2/24", "board address with --tap")
 	fs.StringVar(&f.pcap, "pcap", "", "write every frame as it left the wire (FCS included) to this pcapng file")
+	fs.BoolVar(&f.version, "version", false, "print the module version and VCS revision, then exit")
 	fs.IntVar(&f.seeds, "seeds", 1, "compare: seeds per configuration")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "compare, scan: runs at once (the output does not depend on it)")
 	fs.StringVar(&f.png, "png", "", "scan/eye: write a PNG picture")

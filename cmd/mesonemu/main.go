@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -33,6 +34,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd, rest, err := parseFlags(fs, args)
 	if err == nil && cmd == "help" {
 		usage(stdout, fs)
+		return 0
+	}
+	if err == nil && f.version {
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	if err == nil {
@@ -74,6 +79,25 @@ func engineProcs(cmd string, f *flags) int {
 		return 1
 	}
 	return n
+}
+
+// versionLine names the build: module version, VCS revision and Go version,
+// from the build info (`go build` records the revision; `go run` does not).
+func versionLine() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "mesonemu (no build info) " + runtime.Version()
+	}
+	rev, modified := "unknown", ""
+	for _, st := range bi.Settings {
+		switch {
+		case st.Key == "vcs.revision":
+			rev = st.Value
+		case st.Key == "vcs.modified" && st.Value == "true":
+			modified = " (modified)"
+		}
+	}
+	return fmt.Sprintf("mesonemu %s, revision %s%s, %s", bi.Main.Version, rev, modified, bi.GoVersion)
 }
 
 // exitCode passes a sub-tool's exit status through (iperf3's).

@@ -202,3 +202,16 @@ func TestCompareChildRunMatchesInProcess(t *testing.T) {
 		t.Error("a pre-fix run at 4 ns without retransmits: the child ran another configuration")
 	}
 }
+
+// TestVersion: --version prints one line naming the build and exits 0,
+// wherever the flag stands.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"clk", "--version"}} {
+		code, out, errOut := runCLI(args...)
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		if code != 0 || errOut != "" || len(lines) != 1 || !strings.HasPrefix(out, "mesonemu ") ||
+			!strings.Contains(out, "revision ") || !strings.Contains(out, "go1.") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want one line \"mesonemu VERSION, revision REV, goX\"", args, code, out, errOut)
+		}
+	}
+}
