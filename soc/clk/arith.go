@@ -8,6 +8,16 @@ func divRoundUp64(n uint64, d uint32) uint32 {
 	return uint32((n + uint64(d) - 1) / uint64(d))
 }
 
+// divRoundUpInt is DIV_ROUND_UP_ULL(n, d) where Linux passes a divisor held in
+// a C int: n + d - 1 with d sign-extended to 64 bits, divided by d as the u32
+// do_div takes, truncated to a 32-bit unsigned long. It differs from
+// divRoundUp64 only for d = INT_MIN (a POWER_OF_TWO divisor of 2^31): 0 for a
+// parent above 2^31, otherwise 2^32-1 or 2^32-2, which callers read as a
+// negative long (an error).
+func divRoundUpInt(n uint64, d int32) uint32 {
+	return uint32((n + uint64(int64(d)) - 1) / uint64(uint32(d)))
+}
+
 // absLong is the kernel's abs() on an unsigned long: the value is read as a signed
 // 32-bit long first, so a difference of 2^31 or more looks negative, and abs of
 // LONG_MIN stays LONG_MIN.

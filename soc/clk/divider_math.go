@@ -214,8 +214,8 @@ func divRoundClosest(table []DivTable, parentRate, rate uint32, flags DividerFla
 	if uint32(up) == 0 {
 		return down
 	}
-	upRate := divRoundUp64(uint64(parentRate), uint32(up))
-	downRate := divRoundUp64(uint64(parentRate), uint32(down))
+	upRate := divRoundUpInt(uint64(parentRate), up)
+	downRate := divRoundUpInt(uint64(parentRate), down)
 	if rate-upRate <= downRate-rate {
 		return up
 	}
@@ -311,7 +311,7 @@ func DividerRoundRate(hw, parent *HW, rate uint32, parentRate *uint32, table []D
 	if div == 0 {
 		return *parentRate
 	}
-	return divRoundUp64(uint64(*parentRate), uint32(div))
+	return divRoundUpInt(uint64(*parentRate), div)
 }
 
 // DividerRORoundRate is divider_ro_round_rate_parent: a read-only divider keeps
@@ -328,7 +328,7 @@ func DividerRORoundRate(hw, parent *HW, rate uint32, parentRate *uint32, table [
 	if div == 0 {
 		return *parentRate, nil // Linux divides by zero; a zero divisor passes the rate elsewhere
 	}
-	return divRoundUp64(uint64(*parentRate), div), nil
+	return divRoundUpInt(uint64(*parentRate), int32(div)), nil // Linux holds div in an int
 }
 
 // DividerRecalcRate is divider_recalc_rate: parent / divisor rounded up; a zero

@@ -213,3 +213,41 @@ func TestDividerValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestDividerOfTwoToThe31: a POWER_OF_TWO divider of width 5 can hold 2^31,
+// which Linux keeps in an int (INT_MIN), so DIV_ROUND_UP_ULL(prate, div) sign-
+// extends it: the rate is 0 for a parent above 2^31 Hz and a negative long (an
+// error) at or below it, not prate/2^31 rounded up. Divisors below 2^31 are
+// unaffected.
+func TestDividerOfTwoToThe31(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		readOnly bool // the field holds 31 (2^31)
+		parent   uint32
+		req      uint32
+		want     uint32
+		wantErr  bool
+	}{
+		{"parent above 2^31: 0 Hz", false, 1<<31 + 6, 2, 0, false},
+		{"parent at 2^31: an error", false, 1 << 31, 1, 0, true},
+		{"2^30 divides as usual", false, 1 << 31, 2, 2, false},
+		{"read-only 2^31, parent above: 0 Hz", true, 1<<31 + 6, 2, 0, false},
+		{"read-only 2^31, parent at 2^31: an error", true, 1 << 31, 2, 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			flags, field := DividerPowerOfTwo, uint32(0)
+			if tt.readOnly {
+				flags, field = flags|DividerReadOnly, 31
+			}
+			_, m := newTestRegs(t, field)
+			fw := New()
+			mustRegister(t, fw, Init{Name: "osc"}, &FixedRate{Rate: tt.parent})
+			d := mustRegister(t, fw, Init{Name: "div", ParentNames: []string{"osc"}},
+				&Divider{Reg: Reg{m, 0}, Width: 5, Flags: flags})
+			got, err := fw.RoundRate(d, tt.req)
+			if (err != nil) != tt.wantErr || !tt.wantErr && got != tt.want {
+				t.Errorf("RoundRate(%d) with a %d Hz parent = %d, %v; want %d (error %v)", tt.req, tt.parent, got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
