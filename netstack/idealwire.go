@@ -2,6 +2,7 @@ package netstack
 
 import (
 	"mesonemu/emu"
+	"mesonemu/ether"
 )
 
 // IdealWire joins two FrameNICs with a perfect full-duplex Ethernet cable: frames
@@ -48,9 +49,8 @@ func (p *IdealPort) Transmit(frame []byte) error {
 	}
 	p.inFlight++
 	start := max(p.m.Now(), p.lineFree)
-	// 8 bytes preamble+SFD, 4 bytes FCS, 12 bytes gap; short frames are padded to 60.
-	n := int64(max(len(buf), 60) + 8 + 4 + 12)
-	p.lineFree = start + emu.Time(n*8*1000/p.rateMbps)
+	// Short frames are padded to 60 bytes; the FCS follows.
+	p.lineFree = start + ether.WireTime(max(len(buf), ether.MinFrameLenNoFCS)+ether.FCSLen, int(p.rateMbps))
 	ev := p.m.NewGuestEvent(func() {
 		p.m.Lock()
 		p.inFlight--

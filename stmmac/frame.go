@@ -2,7 +2,6 @@ package stmmac
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 )
 
 // Ethernet constants.
@@ -20,19 +19,6 @@ const (
 	maxJumbo         = 9018
 	minHeaderAndFCS  = ethHeaderLen + fcsLen
 )
-
-// fcs is the Ethernet frame check sequence of data: the IEEE CRC-32, sent least
-// significant byte first (so it is stored little-endian after the frame).
-func fcs(data []byte) uint32 { return crc32.ChecksumIEEE(data) }
-
-// fcsValid checks the last four bytes of frame against the CRC of the rest.
-func fcsValid(frame []byte) bool {
-	n := len(frame)
-	if n < fcsLen {
-		return false
-	}
-	return binary.LittleEndian.Uint32(frame[n-fcsLen:]) == fcs(frame[:n-fcsLen])
-}
 
 func isBroadcast(frame []byte) bool {
 	return len(frame) >= 6 && frame[0]&frame[1]&frame[2]&frame[3]&frame[4]&frame[5] == 0xff

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"mesonemu/emu"
+	"mesonemu/ether"
 )
 
 // rxMaxFrameDescs bounds the descriptors one frame may visit.
@@ -49,7 +50,7 @@ func (c *MAC) receive(frame []byte) RxOutcome {
 		c.mmcAdd(mmcRxRunError, 1)
 		return DroppedLength
 	}
-	crcOK := !cut && fcsValid(data)
+	crcOK := !cut && ether.CheckFCS(data)
 	if !crcOK && !cut {
 		c.mmcAdd(mmcRxCRCError, 1)
 		c.counters.RxCRCErrors++

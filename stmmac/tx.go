@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"mesonemu/emu"
+	"mesonemu/ether"
 )
 
 const (
@@ -284,7 +285,7 @@ func (c *MAC) txFinishFrame(dataReady emu.Time) {
 			}
 		}
 		if !noCRC {
-			binary.LittleEndian.PutUint32(t.buf[n:], fcs(t.buf[:n]))
+			binary.LittleEndian.PutUint32(t.buf[n:], ether.FCS(t.buf[:n]))
 		}
 		t.send, t.wireLen = true, wire
 	}
