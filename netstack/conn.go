@@ -211,12 +211,8 @@ func (c *Conn) RemoteAddr() net.Addr { return c.remote }
 
 // SetDeadline implements net.Conn, on the virtual clock (times on Clock).
 func (c *Conn) SetDeadline(t time.Time) error {
-	c.mu.Lock()
-	c.rDeadline, c.wDeadline = ToVirtual(t), ToVirtual(t)
-	c.mu.Unlock()
-	c.rw.Wake()
-	c.ww.Wake()
-	return nil
+	_ = c.SetReadDeadline(t)
+	return c.SetWriteDeadline(t)
 }
 
 // SetReadDeadline implements net.Conn.

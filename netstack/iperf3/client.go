@@ -86,23 +86,29 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	if o.Dial == nil {
 		o.Dial = HostDial
 	}
-	if o.Clock == nil {
-		o.Clock = tcpip.NewStdClock()
-	}
-	if o.Output == nil {
-		o.Output = io.Discard
-	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = DefaultIdleTimeout
-	}
-	if o.Seed == 0 {
-		o.Seed = rand.Uint64()
-	}
-	if o.SystemInfo == "" {
-		o.SystemInfo = defaultSystemInfo()
-	}
-	o.Sched = coop.Or(o.Sched)
+	sharedDefaults(&o.Clock, &o.Output, &o.IdleTimeout, &o.Seed, &o.SystemInfo, &o.Sched)
 	return o, nil
+}
+
+// sharedDefaults fills the options client and server default alike: the
+// clock, the output, the idle timeout, the seed, system_info and the scheduler.
+func sharedDefaults(clock *tcpip.Clock, out *io.Writer, idle *time.Duration, seed *uint64, info *string, sched *coop.Sched) {
+	if *clock == nil {
+		*clock = tcpip.NewStdClock()
+	}
+	if *out == nil {
+		*out = io.Discard
+	}
+	if *idle <= 0 {
+		*idle = DefaultIdleTimeout
+	}
+	if *seed == 0 {
+		*seed = rand.Uint64()
+	}
+	if *info == "" {
+		*info = defaultSystemInfo()
+	}
+	*sched = coop.Or(*sched)
 }
 
 // reportInterval applies iperf3's -i rules: 0 disables, otherwise 0.1-60 s.

@@ -50,25 +50,10 @@ func (o ServerOptions) withDefaults(ln net.Listener) (ServerOptions, error) {
 	if o.Interval, err = reportInterval(o.Interval, o.NoIntervals); err != nil {
 		return o, err
 	}
-	if o.Clock == nil {
-		o.Clock = tcpip.NewStdClock()
-	}
-	if o.Output == nil {
-		o.Output = io.Discard
-	}
 	if o.ErrOutput == nil {
 		o.ErrOutput = io.Discard
 	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = DefaultIdleTimeout
-	}
-	if o.Seed == 0 {
-		o.Seed = rand.Uint64()
-	}
-	if o.SystemInfo == "" {
-		o.SystemInfo = defaultSystemInfo()
-	}
-	o.Sched = coop.Or(o.Sched)
+	sharedDefaults(&o.Clock, &o.Output, &o.IdleTimeout, &o.Seed, &o.SystemInfo, &o.Sched)
 	return o, nil
 }
 
