@@ -15,13 +15,9 @@ type CPU struct {
 // odroidC1CPU: PerByteNs is an estimate (a Cortex-A5 copies and checksums on
 // the order of 1 byte/ns; UNCONFIRMED). PerPacketNs is CALIBRATED: fitted so the
 // fixed driver's 10 s iperf3 run gives the commit's 778 Mbit/s (927 MiB in 10 s,
-// CPU-bound with 570-885 Mbit/s per 1 s interval); it is the only parameter of
-// the TCP-level model fitted to a measurement. Everything the pre-fix run shows
-// (throughput, retransmits) is then a prediction. Fitted on the deterministic
-// engine (netstack's stacks settle after every event) with the PC's Linux ACK
-// policy (netstack/pcacks.go): 8.70 us gave 774 Mbit/s, 8.65 us gives 778
-// Mbit/s on seeds 1 and 2. Earlier fits, on clocks the host leaked into,
-// had been 8.7 us (quiescence clock) and 9.5 us (paced loop).
+// CPU-bound); it is the only parameter of the TCP-level model fitted to a
+// measurement, so everything the pre-fix run shows is a prediction. The fit and
+// its history: docs/calibration.md.
 var odroidC1CPU = CPU{
 	PerPacketNs: 8650,
 	PerByteNs:   1.0,
