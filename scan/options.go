@@ -1,11 +1,14 @@
 package scan
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
+	"time"
 
 	"mesonemu/linktest"
+	"mesonemu/perfrun"
 	"mesonemu/sim"
 )
 
@@ -83,7 +86,17 @@ type Options struct {
 	Skew *SkewRange
 	// Workers is the size of the worker pool; 0 means runtime.NumCPU().
 	Workers int
+	// TCP also runs an iperf3 test of TCPTime (0: DefaultTCPTime) on every
+	// cell, the board sending (the PC with Reverse). RunTCP runs one; nil:
+	// perfrun.Run in this process.
+	TCP     bool
+	TCPTime time.Duration
+	Reverse bool
+	RunTCP  func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error)
 }
+
+// DefaultTCPTime is a cell's iperf3 test length.
+const DefaultTCPTime = 3 * time.Second
 
 // withDefaults fills the zero values.
 func (o Options) withDefaults() Options {
@@ -101,6 +114,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Sim.Driver == "" {
 		o.Sim.Driver = "fixed"
+	}
+	if o.TCP && o.TCPTime == 0 {
+		o.TCPTime = DefaultTCPTime
+	}
+	if o.RunTCP == nil {
+		o.RunTCP = func(ctx context.Context, po perfrun.Options) (*perfrun.Report, error) {
+			_, rep, err := perfrun.Run(ctx, po)
+			return rep, err
+		}
 	}
 	return o
 }

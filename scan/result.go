@@ -38,6 +38,21 @@ type Cell struct {
 	Error string `json:"error,omitempty"`
 	// Budget is the TX timing budget in force, for plots.
 	Budget rgmiiwire.Budget `json:"-"`
+	// TCPResult is the cell's iperf3 test (Options.TCP); nil without one. Its
+	// fields join the cell's in JSON.
+	*TCPResult
+}
+
+// TCPResult is one cell's iperf3 test. A cell whose link is dead (no test
+// frame got through) gets no test: 0 bit/s, and the frame test's loss.
+type TCPResult struct {
+	ThroughputBps float64 `json:"throughput_bps"`
+	Retransmits   uint64  `json:"retransmits"`
+	// MeasuredFrameLoss is the share of the board's data frames the wire broke
+	// (with Reverse the board sends only ACKs, so 0).
+	MeasuredFrameLoss float64 `json:"measured_frame_loss"`
+	PathRTTMicros     float64 `json:"path_rtt_us"`
+	LinkDead          bool    `json:"link_dead,omitempty"`
 }
 
 // Window is a maximal run of adjacent passing cells along one axis.
@@ -92,6 +107,10 @@ type Result struct {
 	Windows []Window `json:"windows"`
 	// Suggested is nil when no cell passes.
 	Suggested *Suggestion `json:"suggested"`
+	// TCPSeconds is each cell's iperf3 test length (0: no TCP tests); Reverse
+	// says the PC sent.
+	TCPSeconds float64 `json:"tcp_seconds,omitempty"`
+	Reverse    bool    `json:"reverse,omitempty"`
 }
 
 // SkewSwept reports whether the skew axis was swept.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"mesonemu/linktest"
+	"mesonemu/perfrun"
 	"mesonemu/platform"
 	"mesonemu/sim"
 )
@@ -71,6 +72,13 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("scan: %w", err)
 	}
+	if o.TCP {
+		r.TCPSeconds, r.Reverse = o.TCPTime.Seconds(), o.Reverse
+		runTCP(ctx, r, o)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("scan: %w", err)
+		}
+	}
 
 	r.Windows = windows(r)
 	r.Suggested = suggest(r)
@@ -119,6 +127,43 @@ func runCell(c *Cell, o Options) {
 	c.WrongHalf = b.WrongHalf
 	lim := b.Limiting()
 	c.SetupMarginPs, c.HoldMarginPs = lim.SetupMarginPs, lim.HoldMarginPs
+}
+
+// runTCP gives every cell its iperf3 test, o.Workers at a time. A dead link
+// gets none: iperf3 would only wait out its connect timeout there.
+func runTCP(ctx context.Context, r *Result, o Options) {
+	sem := make(chan struct{}, o.Workers)
+	var wg sync.WaitGroup
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Error != "" {
+			continue
+		}
+		if c.Sent > 0 && c.Received == 0 {
+			c.TCPResult = &TCPResult{MeasuredFrameLoss: c.Loss, LinkDead: true}
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			skew := c.TXSkewPs
+			rep, err := o.RunTCP(ctx, perfrun.Options{Sim: o.CellOptions(c.MACTxDelaySteps, c.PHYTxDelay, &skew),
+				Duration: o.TCPTime, Reverse: o.Reverse})
+			if err != nil {
+				c.Error = "iperf3: " + err.Error()
+				return
+			}
+			c.TCPResult = &TCPResult{ThroughputBps: rep.ThroughputBps, Retransmits: rep.Retransmits,
+				MeasuredFrameLoss: rep.MeasuredLoss, PathRTTMicros: rep.PathSRTTMicros}
+		}()
+	}
+	wg.Wait()
 }
 
 // CellOptions are the sim.Options of one cell (skewPs nil: the board's own

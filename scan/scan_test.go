@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"mesonemu/sim"
 )
@@ -340,5 +341,65 @@ func TestCellOptions(t *testing.T) {
 	if so.Board != "odroid-c2" || so.Driver != "fixed" || so.Seed != 3 || so.PhyMode != "rgmii" ||
 		*so.TxDelayNs != 6 || !*so.PHYTXDelay || *so.TXSkewPs != 100 {
 		t.Fatalf("%+v", so)
+	}
+}
+
+// TestTCPCells: with TCP every live cell runs iperf3. Fixed driver: the two
+// settings that give 2 ns (MAC 2 ns with the PHY off, MAC 0 with the PHY on)
+// carry at least 700 Mbit/s without a retransmit, MAC 4 and 6 ns are dead.
+// Pre-fix: no cell at TXDLY 1 or 3 carries TCP without retransmits. The JSON
+// gains the iperf3 fields only with TCP.
+func TestTCPCells(t *testing.T) {
+	if testing.Short() {
+		t.Skip("iperf3 runs per cell")
+	}
+	run := func(driver string) *Result {
+		t.Helper()
+		r, err := Run(context.Background(), Options{Sim: sim.Options{Driver: driver, Seed: 1}, TCP: true, TCPTime: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	fixed := run("fixed")
+	for _, c := range []struct {
+		mac int
+		phy bool
+	}{{1, false}, {0, true}} {
+		cell := fixed.Cell(c.mac, c.phy, 0)
+		if cell.TCPResult == nil || cell.LinkDead || cell.ThroughputBps < 700e6 || cell.Retransmits != 0 {
+			t.Errorf("fixed, TXDLY %d, PHY %v: %+v; want >= 700 Mbit/s, 0 retransmits", c.mac, c.phy, cell.TCPResult)
+		}
+	}
+	for _, mac := range []int{2, 3} {
+		if cell := fixed.Cell(mac, false, 0); cell.TCPResult == nil || !cell.LinkDead || cell.ThroughputBps != 0 {
+			t.Errorf("fixed, TXDLY %d (%d ns), PHY off: %+v; want a dead link", mac, 2*mac, cell.TCPResult)
+		}
+	}
+	pre := run("pre-fix")
+	for _, mac := range []int{1, 3} {
+		for _, phy := range []bool{false, true} {
+			if cell := pre.Cell(mac, phy, 0); cell.TCPResult == nil || !cell.LinkDead && cell.Retransmits == 0 {
+				t.Errorf("pre-fix, TXDLY %d, PHY %v: %+v; want retransmits or a dead link", mac, phy, cell.TCPResult)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := fixed.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"throughput_bps": 7`) || !strings.Contains(buf.String(), `"tcp_seconds": 1`) {
+		t.Errorf("JSON without the cells' iperf3 fields:\n%.2000s", buf.String())
+	}
+	plain, err := Run(context.Background(), Options{Sim: sim.Options{Driver: "fixed", Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := plain.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "throughput_bps") {
+		t.Error("a scan without TCP has iperf3 fields in its JSON")
 	}
 }

@@ -101,7 +101,11 @@ func (r *Result) writeSkewMap(w io.Writer) {
 }
 
 func (r *Result) writeCells(w io.Writer) {
-	fmt.Fprintf(w, "TXDLY  PHY   MAC ps     total ps   phase ps   setup / hold margin ps   lost / sent      loss     predicted  pass\n")
+	tcpHead := ""
+	if r.TCPSeconds > 0 {
+		tcpHead = "   iperf3 throughput  retr  data lost  path RTT"
+	}
+	fmt.Fprintf(w, "TXDLY  PHY   MAC ps     total ps   phase ps   setup / hold margin ps   lost / sent      loss     predicted  pass%s\n", tcpHead)
 	for _, c := range r.Cells {
 		if c.Error != "" {
 			fmt.Fprintf(w, "  %d    %-3s   error: %s\n", c.MACTxDelaySteps, onOff(c.PHYTxDelay), c.Error)
@@ -115,10 +119,25 @@ func (r *Result) writeCells(w io.Writer) {
 		if c.Pass {
 			pass = "yes"
 		}
-		fmt.Fprintf(w, "  %d    %-3s %8.1f   %9.1f  %10s  %8.1f / %8.1f     %6d / %-6d  %8.2e  %9.2e   %s\n",
+		if c.TCPResult != nil {
+			pass = fmt.Sprintf("%-3s", pass) // the iperf3 columns follow
+		}
+		fmt.Fprintf(w, "  %d    %-3s %8.1f   %9.1f  %10s  %8.1f / %8.1f     %6d / %-6d  %8.2e  %9.2e   %s%s\n",
 			c.MACTxDelaySteps, onOff(c.PHYTxDelay), c.MACDelayPs, c.TotalDelayPs, phase,
-			c.SetupMarginPs, c.HoldMarginPs, c.Sent-c.Received, c.Sent, c.Loss, c.PredictedLoss, pass)
+			c.SetupMarginPs, c.HoldMarginPs, c.Sent-c.Received, c.Sent, c.Loss, c.PredictedLoss, pass, c.tcpColumns())
 	}
+}
+
+// tcpColumns are a cell's iperf3 numbers in the per-cell table ("" without).
+func (c Cell) tcpColumns() string {
+	t := c.TCPResult
+	switch {
+	case t == nil:
+		return ""
+	case t.LinkDead:
+		return "     link dead"
+	}
+	return fmt.Sprintf("  %8.1f Mbit/s  %6d  %8.3f%%  %6.0f us", t.ThroughputBps/1e6, t.Retransmits, 100*t.MeasuredFrameLoss, t.PathRTTMicros)
 }
 
 func (r *Result) writeSuggestion(w io.Writer) {

@@ -40,6 +40,8 @@ type flags struct {
 	seeds, jobs int
 	png, svg    string
 	version     bool
+	tcp         bool // scan: an iperf3 test per cell
+	timeSet     bool // --time was given
 }
 
 func (f *flags) register() *flag.FlagSet {
@@ -69,6 +71,7 @@ func (f *flags) register() *flag.FlagSet {
 	fs.StringVar(&f.tap, "tap", "", "attach the far end of the cable to this Linux TAP device (real time)")
 	fs.StringVar(&f.ip, "ip", "198.18.1.2/24", "board address with --tap")
 	fs.StringVar(&f.pcap, "pcap", "", "write every frame as it left the wire (FCS included) to this pcapng file")
+	fs.BoolVar(&f.tcp, "tcp", false, "scan: also run an iperf3 test on every live cell (--time, default 3s there; --reverse)")
 	fs.BoolVar(&f.version, "version", false, "print the module version and VCS revision, then exit")
 	fs.IntVar(&f.seeds, "seeds", 1, "compare: seeds per configuration")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "compare, scan: runs at once (the output does not depend on it)")

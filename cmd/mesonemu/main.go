@@ -36,6 +36,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stdout, fs)
 		return 0
 	}
+	fs.Visit(func(fl *flag.Flag) { f.timeSet = f.timeSet || fl.Name == "time" })
 	if err == nil && f.version {
 		fmt.Fprintln(stdout, versionLine())
 		return 0

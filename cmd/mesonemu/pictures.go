@@ -45,7 +45,13 @@ func cmdScan(f *flags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := scan.Run(context.Background(), scan.Options{Sim: so, Workers: f.jobs})
+	o := scan.Options{Sim: so, Workers: f.jobs, TCP: f.tcp, Reverse: f.reverse}
+	if f.tcp && f.timeSet {
+		o.TCPTime = f.duration
+	}
+	// The cells' iperf3 tests run in this process: a child gets only the
+	// options the command line can carry, and a cell's are more.
+	r, err := scan.Run(context.Background(), o)
 	if err != nil {
 		return err
 	}
