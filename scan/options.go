@@ -93,6 +93,15 @@ type Options struct {
 	TCPTime time.Duration
 	Reverse bool
 	RunTCP  func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error)
+	// Setting is the delay setting whose cells run iperf3 along a skew sweep
+	// (TCP with Skew): the bathtub in Mbit/s. Without a sweep every cell runs.
+	Setting Setting
+}
+
+// Setting is one cell of the delay map.
+type Setting struct {
+	MACTxDelaySteps int  `json:"mac_tx_delay_steps"`
+	PHYTxDelay      bool `json:"phy_tx_delay"`
 }
 
 // DefaultTCPTime is a cell's iperf3 test length.
@@ -146,6 +155,9 @@ func (o Options) validate() ([]float64, error) {
 	base.TxDelayNs = nil
 	if _, err := base.Validate(); err != nil {
 		return nil, fmt.Errorf("scan: %w", err)
+	}
+	if o.Setting.MACTxDelaySteps < 0 || o.Setting.MACTxDelaySteps >= MACSteps {
+		return nil, fmt.Errorf("scan: setting TXDLY %d: want 0..%d", o.Setting.MACTxDelaySteps, MACSteps-1)
 	}
 	if o.Skew == nil {
 		return nil, nil

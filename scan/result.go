@@ -111,6 +111,20 @@ type Result struct {
 	// says the PC sent.
 	TCPSeconds float64 `json:"tcp_seconds,omitempty"`
 	Reverse    bool    `json:"reverse,omitempty"`
+	// Skew is the iperf3 result along the swept skew at Options.Setting (TCP
+	// with a skew sweep), ascending skew.
+	Skew        []SkewPoint `json:"skew,omitempty"`
+	SkewSetting *Setting    `json:"skew_setting,omitempty"`
+}
+
+// SkewPoint is one skew of the sweep at the chosen setting.
+type SkewPoint struct {
+	SkewPs             float64 `json:"skew_ps"`
+	ThroughputBps      float64 `json:"throughput_bps"`
+	Retransmits        uint64  `json:"retransmits"`
+	PredictedFrameLoss float64 `json:"predicted_frame_loss"`
+	MeasuredFrameLoss  float64 `json:"measured_frame_loss"`
+	LinkDead           bool    `json:"link_dead,omitempty"`
 }
 
 // SkewSwept reports whether the skew axis was swept.

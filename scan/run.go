@@ -78,6 +78,17 @@ feed:
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("scan: %w", err)
 		}
+		if r.SkewSwept() {
+			r.SkewSetting = &o.Setting
+			for k := range r.SkewsPs {
+				c := r.Cell(o.Setting.MACTxDelaySteps, o.Setting.PHYTxDelay, k)
+				if c.TCPResult == nil {
+					continue // the cell failed: its Error says why
+				}
+				r.Skew = append(r.Skew, SkewPoint{SkewPs: c.TXSkewPs, ThroughputBps: c.ThroughputBps, Retransmits: c.Retransmits,
+					PredictedFrameLoss: c.PredictedLoss, MeasuredFrameLoss: c.MeasuredFrameLoss, LinkDead: c.LinkDead})
+			}
+		}
 	}
 
 	r.Windows = windows(r)
@@ -136,7 +147,7 @@ func runTCP(ctx context.Context, r *Result, o Options) {
 	var wg sync.WaitGroup
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Error != "" {
+		if c.Error != "" || r.SkewSwept() && (c.MACTxDelaySteps != o.Setting.MACTxDelaySteps || c.PHYTxDelay != o.Setting.PHYTxDelay) {
 			continue
 		}
 		if c.Sent > 0 && c.Received == 0 {

@@ -403,3 +403,35 @@ func TestTCPCells(t *testing.T) {
 		t.Error("a scan without TCP has iperf3 fields in its JSON")
 	}
 }
+
+// TestTCPAlongTheSkew: along a skew sweep at the pre-fix 4 ns setting, iperf3
+// runs at that setting only, and its throughput falls as the predicted frame
+// loss rises (while no test frame is lost the link carries full rate).
+func TestTCPAlongTheSkew(t *testing.T) {
+	if testing.Short() {
+		t.Skip("iperf3 runs per skew")
+	}
+	r, err := Run(context.Background(), Options{Sim: sim.Options{Driver: "pre-fix", Seed: 1}, TCP: true, TCPTime: time.Second,
+		Skew: &SkewRange{FromPs: 550, ToPs: 850, StepPs: 100}, Setting: Setting{MACTxDelaySteps: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Skew) != 4 || r.SkewSetting == nil || r.SkewSetting.MACTxDelaySteps != 2 {
+		t.Fatalf("skew points %+v at %+v; want 4 at TXDLY 2", r.Skew, r.SkewSetting)
+	}
+	for _, c := range r.Cells {
+		if ran := c.TCPResult != nil; ran != (c.MACTxDelaySteps == 2 && !c.PHYTxDelay) {
+			t.Errorf("TXDLY %d PHY %v skew %g: iperf3 ran %v", c.MACTxDelaySteps, c.PHYTxDelay, c.TXSkewPs, ran)
+		}
+	}
+	for i := 1; i < len(r.Skew); i++ {
+		a, b := r.Skew[i-1], r.Skew[i]
+		if !(b.PredictedFrameLoss < a.PredictedFrameLoss) || b.ThroughputBps < a.ThroughputBps {
+			t.Errorf("from %g to %g ps: predicted loss %.2e -> %.2e, throughput %.1f -> %.1f Mbit/s; want loss down and throughput not down",
+				a.SkewPs, b.SkewPs, a.PredictedFrameLoss, b.PredictedFrameLoss, a.ThroughputBps/1e6, b.ThroughputBps/1e6)
+		}
+	}
+	if first, last := r.Skew[0], r.Skew[len(r.Skew)-1]; first.Retransmits == 0 || last.Retransmits != 0 || last.ThroughputBps < 700e6 {
+		t.Errorf("ends of the sweep: %+v and %+v; want retransmits at 550 ps and a clean 700+ Mbit/s at 850 ps", first, last)
+	}
+}

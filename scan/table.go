@@ -59,6 +59,10 @@ func (r *Result) WriteTable(w io.Writer) error {
 		fmt.Fprintln(bw)
 		r.writeCells(bw)
 	}
+	if len(r.Skew) > 0 {
+		fmt.Fprintln(bw)
+		r.writeSkewTCP(bw)
+	}
 	fmt.Fprintln(bw)
 	r.writeSuggestion(bw)
 	return bw.Flush()
@@ -125,6 +129,21 @@ func (r *Result) writeCells(w io.Writer) {
 		fmt.Fprintf(w, "  %d    %-3s %8.1f   %9.1f  %10s  %8.1f / %8.1f     %6d / %-6d  %8.2e  %9.2e   %s%s\n",
 			c.MACTxDelaySteps, onOff(c.PHYTxDelay), c.MACDelayPs, c.TotalDelayPs, phase,
 			c.SetupMarginPs, c.HoldMarginPs, c.Sent-c.Received, c.Sent, c.Loss, c.PredictedLoss, pass, c.tcpColumns())
+	}
+}
+
+// writeSkewTCP prints iperf3 along the swept skew: the bathtub in Mbit/s.
+func (r *Result) writeSkewTCP(w io.Writer) {
+	c := r.SkewSetting
+	fmt.Fprintf(w, "iperf3 along the TX skew at TXDLY %d (%d ns), PHY TX delay %s, %g s per point:\n",
+		c.MACTxDelaySteps, 2*c.MACTxDelaySteps, onOff(c.PHYTxDelay), r.TCPSeconds)
+	fmt.Fprintf(w, "  skew ps   predicted    throughput    retr  data lost\n")
+	for _, p := range r.Skew {
+		if p.LinkDead {
+			fmt.Fprintf(w, "  %7.1f   %9.2e     link dead\n", p.SkewPs, p.PredictedFrameLoss)
+			continue
+		}
+		fmt.Fprintf(w, "  %7.1f   %9.2e  %7.1f Mbit/s  %6d  %8.3f%%\n", p.SkewPs, p.PredictedFrameLoss, p.ThroughputBps/1e6, p.Retransmits, 100*p.MeasuredFrameLoss)
 	}
 }
 

@@ -42,6 +42,9 @@ type flags struct {
 	version     bool
 	tcp         bool // scan: an iperf3 test per cell
 	timeSet     bool // --time was given
+	// scan: the TX skew sweep
+	skewFrom, skewTo, skewStep float64
+	skewSet                    bool
 }
 
 func (f *flags) register() *flag.FlagSet {
@@ -72,6 +75,9 @@ func (f *flags) register() *flag.FlagSet {
 	fs.StringVar(&f.ip, "ip", "198.18.1.2/24", "board address with --tap")
 	fs.StringVar(&f.pcap, "pcap", "", "write every frame as it left the wire (FCS included) to this pcapng file")
 	fs.BoolVar(&f.tcp, "tcp", false, "scan: also run an iperf3 test on every live cell (--time, default 3s there; --reverse)")
+	fs.Float64Var(&f.skewFrom, "skew-from", 0, "scan: sweep the board's TX skew from this many ps (with --skew-to, --skew-step)")
+	fs.Float64Var(&f.skewTo, "skew-to", 0, "scan: sweep the TX skew up to this many ps")
+	fs.Float64Var(&f.skewStep, "skew-step", 0, "scan: TX skew step in ps; with --tcp, iperf3 runs along the sweep at --tx-delay-ns and --phy-tx-delay")
 	fs.BoolVar(&f.version, "version", false, "print the module version and VCS revision, then exit")
 	fs.IntVar(&f.seeds, "seeds", 1, "compare: seeds per configuration")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "compare, scan: runs at once (the output does not depend on it)")

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
@@ -36,7 +37,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stdout, fs)
 		return 0
 	}
-	fs.Visit(func(fl *flag.Flag) { f.timeSet = f.timeSet || fl.Name == "time" })
+	fs.Visit(func(fl *flag.Flag) {
+		f.timeSet = f.timeSet || fl.Name == "time"
+		f.skewSet = f.skewSet || strings.HasPrefix(fl.Name, "skew-")
+	})
 	if err == nil && f.version {
 		fmt.Fprintln(stdout, versionLine())
 		return 0

@@ -41,6 +41,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--pcap", "/nonexistent-dir/x.pcapng", "linktest"}, "--pcap: cannot write /nonexistent-dir/x.pcapng"},
 		{[]string{"--time", "0s"}, "--time 0s"},
 		{[]string{"compare", "--jobs", "0"}, "--jobs 0"},
+		{[]string{"scan", "--skew-from", "0", "--skew-to", "100"}, "skew step 0 ps"},
 		{[]string{"--speed", "2500", "clk"}, "speed 2500"},
 		{[]string{"--board-ip", "198.18.0.2/24", "--pc-ip", "198.19.0.1/24"}, "one subnet"},
 		{[]string{"clk", "regs"}, "unexpected argument \"regs\""},

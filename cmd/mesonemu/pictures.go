@@ -49,6 +49,27 @@ func cmdScan(f *flags, stdout, stderr io.Writer) error {
 	if f.tcp && f.timeSet {
 		o.TCPTime = f.duration
 	}
+	if f.skewSet {
+		rng := scan.SkewRange{FromPs: f.skewFrom, ToPs: f.skewTo, StepPs: f.skewStep}
+		if _, err := rng.Points(); err != nil {
+			return usagef("--skew-from/--skew-to/--skew-step: %v", err)
+		}
+		o.Skew = &rng
+		// The setting iperf3 runs at along the sweep: the command line's
+		// (default: the board's device tree, PHY delay off).
+		b, err := so.Validate()
+		if err != nil {
+			return usagef("%v", err)
+		}
+		ns := b.DT.TXDelayNS
+		if so.TxDelayNs != nil {
+			ns = so.TxDelayNs
+		}
+		if ns != nil {
+			o.Setting.MACTxDelaySteps = int(*ns / 2)
+		}
+		o.Setting.PHYTxDelay = so.PHYTXDelay != nil && *so.PHYTXDelay
+	}
 	// The cells' iperf3 tests run in this process: a child gets only the
 	// options the command line can carry, and a cell's are more.
 	r, err := scan.Run(context.Background(), o)
