@@ -181,6 +181,7 @@ type client struct {
 	awaitLimit      bool // a receiving -n test ends when the total arrived
 	sendersFinished bool
 	endAfterOmit    bool
+	endTimer        tcpip.Timer // endGrace, while phaseEnding
 
 	testRuntime
 }
@@ -212,7 +213,12 @@ func newClient(o ClientOptions) *client {
 	return c
 }
 
-func (c *client) cleanup() { c.shutdown() }
+func (c *client) cleanup() {
+	if c.endTimer != nil {
+		c.endTimer.Stop()
+	}
+	c.shutdown()
+}
 
 // dialContext bounds a dial by the idle timeout on the test clock.
 func (c *client) dialContext(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -286,6 +292,12 @@ func (c *client) loop(ctx context.Context) error {
 			c.fault.hold(c.o.Clock, m.err)
 		case faultDue:
 			return c.fault.err
+		case endDue:
+			if c.phase == phaseEnding {
+				if err := c.finishTest(); err != nil {
+					return err
+				}
+			}
 		case limitReached:
 			if !c.awaitLimit {
 				continue
@@ -526,12 +538,21 @@ func (c *client) beginEnd() error {
 	c.xfer.stop.Store(true)
 	if c.s.sending && !c.sendersFinished {
 		c.phase = phaseEnding
+		c.endTimer = c.o.Clock.AfterFunc(endGrace, func() { c.post(endDue{}) })
 		return nil
 	}
 	return c.finishTest()
 }
 
+// endGrace bounds how long the end waits for a sender's last block. On a link
+// that has all but died a Write can block for ever, where iperf3 (non-blocking
+// sockets) sends TEST_END at once; the block then counts as sent in full.
+const endGrace = time.Second
+
 func (c *client) finishTest() error {
+	if c.endTimer != nil {
+		c.endTimer.Stop()
+	}
 	c.s.takeStats(c.s.clock.NowMonotonic(), true)
 	if err := writeState(c.ctrl, stateTestEnd); err != nil {
 		return fail(CodeSendMessage, err)

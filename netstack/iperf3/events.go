@@ -15,6 +15,7 @@ type (
 	faultDue        struct{}            // a held stream error's grace ran out
 	limitReached    struct{}            // receivers saw the -n total arrive
 	sendersFinished struct{}            // every sending stream returned
+	endDue          struct{}            // the senders had endGrace to finish their blocks
 	accepted        struct{ conn net.Conn }
 	acceptFailed    struct{ err error }
 	// testMsg is a server test's message, tagged with its test so that a

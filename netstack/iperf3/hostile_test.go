@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -174,6 +175,12 @@ func TestServerRejectsHostileClients(t *testing.T) {
 // fakeServer accepts our client's control connection and hands it to script.
 func runAgainstFakeServer(t *testing.T, script func(ctrl fakePeer, ln net.Listener)) error {
 	t.Helper()
+	return runAgainstFakeServerIdle(t, hostileIdle, script)
+}
+
+// runAgainstFakeServerIdle is runAgainstFakeServer with the client's idle timeout.
+func runAgainstFakeServerIdle(t *testing.T, idle time.Duration, script func(ctrl fakePeer, ln net.Listener)) error {
+	t.Helper()
 	ln, err := listenLoopback()
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +189,7 @@ func runAgainstFakeServer(t *testing.T, script func(ctrl fakePeer, ln net.Listen
 	_, port := splitAddr(ln.Addr())
 	done := make(chan error, 1)
 	go func() {
-		_, err := Run(context.Background(), ClientOptions{Host: "127.0.0.1", Port: port, Seconds: 1, IdleTimeout: hostileIdle})
+		_, err := Run(context.Background(), ClientOptions{Host: "127.0.0.1", Port: port, Seconds: 1, IdleTimeout: idle})
 		done <- err
 	}()
 	c, err := ln.Accept()
@@ -313,4 +320,39 @@ func TestStreamsJoinInAcceptOrder(t *testing.T) {
 	}
 	ctrl.conn.Close()
 	<-done
+}
+
+// TestClientEndsWhenASenderIsStuck: a server that stops reading the data
+// stream leaves the client's last Write blocked; the client still sends
+// TEST_END, endGrace after the test's time, as iperf3 (which never blocks on
+// a data socket) sends it at once.
+func TestClientEndsWhenASenderIsStuck(t *testing.T) {
+	got := make(chan int8, 1)
+	err := runAgainstFakeServerIdle(t, time.Minute, func(ctrl fakePeer, ln net.Listener) {
+		ctrl.send(byte(stateParamExchange))
+		ctrl.readJSON()
+		ctrl.send(byte(stateCreateStreams))
+		data, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer data.Close() // never read: the sender's buffers fill and its Write blocks
+		ctrl.send(byte(stateTestStart), byte(stateTestRunning))
+		_ = ctrl.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(ctrl.conn, b); err != nil {
+			t.Errorf("no TEST_END within 10 s of a 1 s test whose data stream stopped being read: %v", err)
+			return
+		}
+		got <- int8(b[0])
+		_ = ctrl.conn.Close() // the client gives up at once instead of at its idle timeout
+	})
+	t.Logf("client: %v", err)
+	select {
+	case s := <-got:
+		if s != stateTestEnd {
+			t.Errorf("the client sent state %d, want TEST_END (%d)", s, stateTestEnd)
+		}
+	default:
+	}
 }
