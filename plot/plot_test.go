@@ -150,6 +150,9 @@ func renderers(t *testing.T) map[string]renderer {
 		"scan map skew": func(w io.Writer, f string, s Size) error {
 			return ScanMap(w, f, scanResult([]float64{-1000, -500, 0, 500, 1000, 1500, 2000}), s)
 		},
+		"iperf3 along the skew": func(w io.Writer, f string, s Size) error {
+			return SkewTCP(w, f, skewTCPResult(), s)
+		},
 	}
 }
 
@@ -334,3 +337,33 @@ func TestSettingOf(t *testing.T) {
 		t.Fatalf("SettingOf = %q, want %q", got, want)
 	}
 }
+
+// skewTCPResult is a scan --tcp sweep shaped like the pre-fix one: dead, then
+// collapsing, then full rate.
+func skewTCPResult() *scan.Result {
+	r := &scan.Result{Board: "odroid-c1", Driver: "pre-fix", BoardSkewPs: 591, TCPSeconds: 3, SkewSetting: &scan.Setting{MACTxDelaySteps: 2}}
+	for i, mbps := range []float64{0, 0, 1.4, 553, 777, 778, 778} {
+		r.Skew = append(r.Skew, scan.SkewPoint{SkewPs: 450 + 50*float64(i), ThroughputBps: mbps * 1e6, Retransmits: uint64(300 / (1 + i*i)),
+			LinkDead: i < 2})
+	}
+	return r
+}
+
+// TestSkewTCPEdgeAndBadInput: the collapse edge is where throughput first
+// falls below half the best, coming from the full-rate side; a scan without
+// a sweep, or with skews out of order, is refused with an error.
+func TestSkewTCPEdgeAndBadInput(t *testing.T) {
+	r := skewTCPResult()
+	if edge, ok := collapseEdge(r.Skew, 778e6); !ok || edge != 550 {
+		t.Errorf("collapse edge %g (%v), want 550 ps", edge, ok)
+	}
+	var buf bytes.Buffer
+	if err := SkewTCP(&buf, PNG, &scan.Result{}, Size{}); err == nil {
+		t.Error("a scan without an iperf3 sweep rendered")
+	}
+	r.Skew[3].SkewPs = 400
+	if err := SkewTCP(&buf, PNG, r, Size{}); err == nil {
+		t.Error("skews out of order rendered")
+	}
+}
+

@@ -76,9 +76,18 @@ func cmdScan(f *flags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The map goes to the named file; an iperf3 sweep along the skew beside
+	// it (NAME-tcp.EXT).
 	for _, p := range f.pictureTargets() {
 		if err := writePicture(p, func(w io.Writer, format string) error { return plot.ScanMap(w, format, r, plot.Size{}) }); err != nil {
 			return err
+		}
+		if len(r.Skew) > 0 {
+			ext := filepath.Ext(p)
+			tcpPath := strings.TrimSuffix(p, ext) + "-tcp" + ext
+			if err := writePicture(tcpPath, func(w io.Writer, format string) error { return plot.SkewTCP(w, format, r, plot.Size{}) }); err != nil {
+				return err
+			}
 		}
 	}
 	if f.json {
