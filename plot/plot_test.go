@@ -366,4 +366,3 @@ func TestSkewTCPEdgeAndBadInput(t *testing.T) {
 		t.Error("skews out of order rendered")
 	}
 }
-
