@@ -269,7 +269,11 @@ func cellText(c *scan.Cell) string {
 	if c.WrongHalf {
 		phase = "wrong half (nibble shift)"
 	}
-	return fmt.Sprintf("%s\nlost %d / %d\npredicted %.1e\ntotal %s\n%s", verdict, c.Sent-c.Received, c.Sent, c.PredictedLoss, ns3(c.TotalDelayPs), phase)
+	text := fmt.Sprintf("%s\nlost %d / %d\npredicted %.1e\ntotal %s\n%s", verdict, c.Sent-c.Received, c.Sent, c.PredictedLoss, ns3(c.TotalDelayPs), phase)
+	if t := c.TCPResult; t != nil && !t.LinkDead {
+		text += fmt.Sprintf("\niperf3 %.0f Mbit/s, %d retr", t.ThroughputBps/1e6, t.Retransmits)
+	}
+	return text
 }
 
 // skewMap: skew on x, one row per (TXDLY, PHY), top row TXDLY 0 PHY off.

@@ -366,3 +366,18 @@ func TestSkewTCPEdgeAndBadInput(t *testing.T) {
 		t.Error("skews out of order rendered")
 	}
 }
+
+// TestCellTextCarriesIperf3: a cell with an iperf3 result shows its Mbit/s and
+// retransmits on the map; a dead one and one without TCP do not.
+func TestCellTextCarriesIperf3(t *testing.T) {
+	live := &scan.Cell{Sent: 2000, Received: 2000, Pass: true, TCPResult: &scan.TCPResult{ThroughputBps: 778.3e6}}
+	dead := &scan.Cell{Sent: 2000, TCPResult: &scan.TCPResult{LinkDead: true}}
+	if got := cellText(live); !strings.Contains(got, "iperf3 778 Mbit/s, 0 retr") {
+		t.Errorf("live cell text %q lacks its iperf3 result", got)
+	}
+	for _, c := range []*scan.Cell{dead, {Sent: 2000, Received: 2000}} {
+		if got := cellText(c); strings.Contains(got, "iperf3") {
+			t.Errorf("cell text %q mentions iperf3", got)
+		}
+	}
+}
