@@ -114,10 +114,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		o.Jobs = runtime.NumCPU()
 	}
 	if o.RunTCP == nil {
-		o.RunTCP = func(ctx context.Context, po perfrun.Options) (*perfrun.Report, error) {
-			_, rep, err := perfrun.Run(ctx, po)
-			return rep, err
-		}
+		o.RunTCP = perfrun.RunReport
 	}
 	res := &Result{Board: o.Board, DurationSec: o.Duration.Seconds()}
 	runs := make([][]seedRun, len(Configs))

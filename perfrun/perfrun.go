@@ -147,6 +147,12 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	return result, rep, nil
 }
 
+// RunReport is Run for callers that want only the report (compare, scan).
+func RunReport(ctx context.Context, o Options) (*Report, error) {
+	_, rep, err := Run(ctx, o)
+	return rep, err
+}
+
 // withDefaults fills and checks the options.
 func (o Options) withDefaults() (Options, error) {
 	if o.Duration == 0 {

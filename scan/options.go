@@ -128,10 +128,7 @@ func (o Options) withDefaults() Options {
 		o.TCPTime = DefaultTCPTime
 	}
 	if o.RunTCP == nil {
-		o.RunTCP = func(ctx context.Context, po perfrun.Options) (*perfrun.Report, error) {
-			_, rep, err := perfrun.Run(ctx, po)
-			return rep, err
-		}
+		o.RunTCP = perfrun.RunReport
 	}
 	return o
 }
