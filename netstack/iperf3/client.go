@@ -177,11 +177,9 @@ type client struct {
 	ctrl  net.Conn
 	inbox *coop.Inbox[any]
 
-	awaitSenders    bool // a sending test ends when its senders finish
-	awaitLimit      bool // a receiving -n test ends when the total arrived
 	sendersFinished bool
 	endAfterOmit    bool
-	endTimer        tcpip.Timer // endGrace, while phaseEnding
+	endTimer        tcpip.Timer // endGrace from phaseEnding on; stopped at cleanup
 
 	testRuntime
 }
@@ -298,19 +296,11 @@ func (c *client) loop(ctx context.Context) error {
 					return err
 				}
 			}
-		case limitReached:
-			if !c.awaitLimit {
-				continue
-			}
-			c.awaitLimit = false
+		case limitReached: // posted once, and only by receivers: a receiving -n test
 			if err := c.beginEnd(); err != nil {
 				return err
 			}
-		case sendersFinished:
-			if !c.awaitSenders {
-				continue
-			}
-			c.awaitSenders = false
+		case sendersFinished: // posted once, and only where there are senders: a sending test
 			c.sendersFinished = true
 			var err error
 			switch c.phase {
@@ -490,7 +480,6 @@ func (c *client) startTransfer() {
 	for i := range c.payload {
 		c.payload[i] = byte(c.rng.Uint32())
 	}
-	c.awaitSenders, c.awaitLimit = s.sending, !s.sending
 	c.xfer.start(s.streams, c.payload, s.params.Len)
 }
 
@@ -550,9 +539,6 @@ func (c *client) beginEnd() error {
 const endGrace = time.Second
 
 func (c *client) finishTest() error {
-	if c.endTimer != nil {
-		c.endTimer.Stop()
-	}
 	c.s.takeStats(c.s.clock.NowMonotonic(), true)
 	if err := writeState(c.ctrl, stateTestEnd); err != nil {
 		return fail(CodeSendMessage, err)

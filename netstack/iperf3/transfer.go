@@ -40,13 +40,10 @@ func newTransfer(sched coop.Sched, post func(any), limit uint64, progress *atomi
 // start launches every stream's activity.
 func (t *transfer) start(streams []*stream, payload []byte, readSize int) {
 	readSize = min(readSize, maxReadChunk)
-	for _, st := range streams {
+	for _, st := range streams { // all counted before any can finish
 		if st.sender {
 			t.senders.Add(1)
 		}
-	}
-	if t.senders.Load() == 0 {
-		t.post(sendersFinished{})
 	}
 	for _, st := range streams {
 		if st.sender {
