@@ -343,8 +343,8 @@ func TestSettingOf(t *testing.T) {
 func skewTCPResult() *scan.Result {
 	r := &scan.Result{Board: "odroid-c1", Driver: "pre-fix", BoardSkewPs: 591, TCPSeconds: 3, SkewSetting: &scan.Setting{MACTxDelaySteps: 2}}
 	for i, mbps := range []float64{0, 0, 1.4, 553, 777, 778, 778} {
-		r.Skew = append(r.Skew, scan.SkewPoint{SkewPs: 450 + 50*float64(i), ThroughputBps: mbps * 1e6, Retransmits: uint64(300 / (1 + i*i)),
-			LinkDead: i < 2})
+		r.Skew = append(r.Skew, scan.SkewPoint{SkewPs: 450 + 50*float64(i),
+			TCPResult: scan.TCPResult{ThroughputBps: mbps * 1e6, Retransmits: uint64(300 / (1 + i*i)), LinkDead: i < 2}})
 	}
 	return r
 }

@@ -117,14 +117,12 @@ type Result struct {
 	SkewSetting *Setting    `json:"skew_setting,omitempty"`
 }
 
-// SkewPoint is one skew of the sweep at the chosen setting.
+// SkewPoint is one skew of the sweep at the chosen setting: the cell's
+// iperf3 result with its skew and predicted loss (the fields join in JSON).
 type SkewPoint struct {
 	SkewPs             float64 `json:"skew_ps"`
-	ThroughputBps      float64 `json:"throughput_bps"`
-	Retransmits        uint64  `json:"retransmits"`
 	PredictedFrameLoss float64 `json:"predicted_frame_loss"`
-	MeasuredFrameLoss  float64 `json:"measured_frame_loss"`
-	LinkDead           bool    `json:"link_dead,omitempty"`
+	TCPResult
 }
 
 // SkewSwept reports whether the skew axis was swept.

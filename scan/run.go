@@ -85,8 +85,7 @@ feed:
 				if c.TCPResult == nil {
 					continue // the cell failed: its Error says why
 				}
-				r.Skew = append(r.Skew, SkewPoint{SkewPs: c.TXSkewPs, ThroughputBps: c.ThroughputBps, Retransmits: c.Retransmits,
-					PredictedFrameLoss: c.PredictedLoss, MeasuredFrameLoss: c.MeasuredFrameLoss, LinkDead: c.LinkDead})
+				r.Skew = append(r.Skew, SkewPoint{SkewPs: c.TXSkewPs, PredictedFrameLoss: c.PredictedLoss, TCPResult: *c.TCPResult})
 			}
 		}
 	}
