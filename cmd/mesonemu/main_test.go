@@ -202,6 +202,10 @@ func TestCompareChildRunMatchesInProcess(t *testing.T) {
 	if got.Retransmits == 0 {
 		t.Error("a pre-fix run at 4 ns without retransmits: the child ran another configuration")
 	}
+	o.Reverse = true
+	if _, err := child(context.Background(), o); err == nil {
+		t.Error("a child run took an option it cannot pass on (--reverse)")
+	}
 }
 
 // TestVersion: --version prints one line naming the build and exits 0,

@@ -10,11 +10,13 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"mesonemu/compare"
 	"mesonemu/perfrun"
+	"mesonemu/sim"
 	"mesonemu/tap"
 )
 
@@ -92,9 +94,15 @@ func cmdCompare(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 // childRun runs compare's iperf3 tests as `mesonemu run --json` in child
 // processes of one thread each: an engine costs 1.4x as much when Go has a
 // second thread, so jobs in one process gain little from a second core. It
-// passes on the options compare sets (board, driver, delays, PHY, seed, time).
+// passes on the options compare sets (board, driver, delays, PHY, seed, time)
+// and refuses any other, rather than run another configuration.
 func childRun(command func(ctx context.Context, args []string) *exec.Cmd) func(context.Context, perfrun.Options) (*perfrun.Report, error) {
 	return func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
+		s := o.Sim
+		carried := sim.Options{Board: s.Board, Driver: s.Driver, TxDelayNs: s.TxDelayNs, PhyMode: s.PhyMode, PHYTXDelay: s.PHYTXDelay, Seed: s.Seed}
+		if !reflect.DeepEqual(o, perfrun.Options{Sim: carried, Duration: o.Duration}) {
+			return nil, errors.New("a child run carries only board, driver, tx-delay-ns, phy-mode, phy-tx-delay, seed and time")
+		}
 		args := []string{"run", "--json", "--driver", o.Sim.Driver, "--seed", strconv.FormatUint(o.Sim.Seed, 10), "--time", o.Duration.String()}
 		if o.Sim.Board != "" {
 			args = append(args, "--board", o.Sim.Board)
