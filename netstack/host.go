@@ -28,13 +28,10 @@ type HostConfig struct {
 	Seeded  int64 // seed of every random source of the stack (ports, ISNs, hashes)
 	// CPU, when set, charges each packet's processing in virtual time.
 	CPU *CPU
-	// RACK turns on gVisor's RACK-TLP loss detection. It is off by default:
-	// gVisor arms its tail loss probe at 2·SRTT with no floor (Linux adds
-	// TCP_TIMEOUT_MIN, 2 jiffies), so on a LAN round trip of ~100 µs it sets
-	// off spurious retransmissions that Linux would not make. Without it a
-	// host recovers by SACK and duplicate ACKs (RFC 6675) and the RTO, as
-	// Linux does for real losses.
-	RACK bool
+	// TCP is the stack's TCP configuration; nil is LinuxTCP().
+	TCP *TCPConfig
+	// NoSmallQueues leaves TCP Small Queues out (compare --ablate).
+	NoSmallQueues bool
 }
 
 // Host is a gVisor stack with one Ethernet NIC, on the engine.
@@ -126,39 +123,24 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		// from RandSource.
 		SecureRNG: newSeededReader(cfg.Seeded ^ 0x5ec),
 	})
-	sack := tcpip.TCPSACKEnabled(true)
-	if err := s.SetTransportProtocolOption(tcp.ProtocolNumber, &sack); err != nil {
-		return nil, fmt.Errorf("host %s: enable SACK: %s", cfg.Name, err)
+	tcpCfg := LinuxTCP()
+	if cfg.TCP != nil {
+		tcpCfg = *cfg.TCP
 	}
-	rec := tcpip.TCPRecovery(0)
-	if cfg.RACK {
-		rec = tcpip.TCPRACKLossDetection
-	}
-	if err := s.SetTransportProtocolOption(tcp.ProtocolNumber, &rec); err != nil {
-		return nil, fmt.Errorf("host %s: loss recovery: %s", cfg.Name, err)
+	if err := tcpCfg.apply(s); err != nil {
+		return nil, fmt.Errorf("host %s: TCP: %w", cfg.Name, err)
 	}
 	cc := tcpip.CongestionControlOption(cfg.CC)
 	if err := s.SetTransportProtocolOption(tcp.ProtocolNumber, &cc); err != nil {
 		return nil, fmt.Errorf("host %s: congestion control %s: %s", cfg.Name, cfg.CC, err)
 	}
-	// Socket buffers. Send: the 4 MiB Linux's autotuning reaches in a bulk
-	// transfer (net.ipv4.tcp_wmem max); gVisor's send buffer does not grow by
-	// itself. Receive: 32 MiB, more than any window the 4 MiB send buffer can
-	// fill even with gVisor's ~1.4x per-segment memory accounting, so a reading
-	// goroutine that the host schedules late never makes the stack drop a
-	// segment (an emulation artefact, not a property of either machine).
-	wmem := tcpip.TCPSendBufferSizeRangeOption{Min: 4096, Default: 4 << 20, Max: 4 << 20}
-	rmem := tcpip.TCPReceiveBufferSizeRangeOption{Min: 4096, Default: 32 << 20, Max: 32 << 20}
-	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &wmem)
-	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &rmem)
-	mod := tcpip.TCPModerateReceiveBufferOption(false)
-	_ = s.SetTransportProtocolOption(tcp.ProtocolNumber, &mod)
-
 	ep := NewEndpoint(cfg.Machine, cfg.NIC, cfg.MTU, cfg.MAC, cfg.CPU)
 	ep.settle = h.settle
 	// Linux runs TCP Small Queues on every host; here it needs a card that
 	// reports TX completion (the board's stmmac driver does).
-	ep.EnableSmallQueues()
+	if !cfg.NoSmallQueues {
+		ep.EnableSmallQueues()
+	}
 	if err := s.CreateNICWithOptions(1, ep, stack.NICOptions{Name: cfg.Name}); err != nil {
 		ep.Close()
 		return nil, fmt.Errorf("host %s: create NIC: %s", cfg.Name, err)

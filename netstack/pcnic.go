@@ -20,6 +20,8 @@ type PCNIC struct {
 	rxEv    *emu.Event // hands rxq to the stack, in guest context
 	retryEv *emu.Event
 	closed  bool
+	// gvisorAcks leaves the Linux ACK policy out: the PC ACKs as gVisor does.
+	gvisorAcks bool
 }
 
 // txRetry is how long a full far-end queue makes the PC's qdisc wait: about
@@ -49,7 +51,7 @@ func (p *PCNIC) Transmit(frame []byte) error {
 	if p.closed {
 		return ErrClosed
 	}
-	if p.acks.hold(p.m, frame) {
+	if !p.gvisorAcks && p.acks.hold(p.m, frame) {
 		return nil
 	}
 	err := p.nic.SendLocked(frame)
@@ -58,6 +60,15 @@ func (p *PCNIC) Transmit(frame []byte) error {
 		return ErrBusy
 	}
 	return err
+}
+
+// UseGVisorAcks leaves out the Linux receiver ACK policy (compare --ablate):
+// the PC's stack then ACKs once per batch of segments it processes. Call it
+// before the stack sends anything.
+func (p *PCNIC) UseGVisorAcks() {
+	p.m.Lock()
+	p.gvisorAcks = true
+	p.m.Unlock()
 }
 
 // SetTxReady implements FrameNIC.

@@ -149,8 +149,10 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 	if !o.noCPUModel {
 		cpu = netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)
 	}
+	boardTCP := netstack.LinuxTCP()
+	boardTCP.RACK = o.RACK
 	board, err := netstack.NewHost(netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
-		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1, CPU: cpu, RACK: o.RACK})
+		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1, CPU: cpu, TCP: &boardTCP})
 	if err != nil {
 		return 1, nil, err
 	}
