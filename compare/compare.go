@@ -101,21 +101,7 @@ type Result struct {
 
 // Run measures every configuration.
 func Run(ctx context.Context, o Options) (*Result, error) {
-	if o.Seeds < 1 {
-		o.Seeds = 1
-	}
-	if o.Duration == 0 {
-		o.Duration = 10 * time.Second
-	}
-	if o.Frames == 0 {
-		o.Frames = 20000
-	}
-	if o.Jobs < 1 {
-		o.Jobs = runtime.NumCPU()
-	}
-	if o.RunTCP == nil {
-		o.RunTCP = perfrun.RunReport
-	}
+	o = o.withDefaults()
 	res := &Result{Board: o.Board, DurationSec: o.Duration.Seconds()}
 	runs := make([][]seedRun, len(Configs))
 	for i := range runs {
@@ -183,6 +169,25 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Rows = append(res.Rows, summarize(o, c, runs[i]))
 	}
 	return res, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Seeds < 1 {
+		o.Seeds = 1
+	}
+	if o.Duration == 0 {
+		o.Duration = 10 * time.Second
+	}
+	if o.Frames == 0 {
+		o.Frames = 20000
+	}
+	if o.Jobs < 1 {
+		o.Jobs = runtime.NumCPU()
+	}
+	if o.RunTCP == nil {
+		o.RunTCP = perfrun.RunReport
+	}
+	return o
 }
 
 // seedRun is one configuration with one seed: the frame-level test, then, on a

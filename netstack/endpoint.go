@@ -105,14 +105,16 @@ type txFrame struct {
 }
 
 // EnableSmallQueues turns on TCP Small Queues (smallqueues.go) for the flows
-// of this endpoint. The card must report TX completion; call it before the
-// stack sends anything.
-func (e *Endpoint) EnableSmallQueues() bool {
+// of this endpoint; with measureOnly it never holds a frame back but still
+// measures the path RTT. The card must report TX completion; call it before
+// the stack sends anything.
+func (e *Endpoint) EnableSmallQueues(measureOnly bool) bool {
 	c, ok := e.nic.(TxCompleter)
 	if !ok {
 		return false
 	}
 	e.tsq = newSmallQueues(e.m, e.mtu)
+	e.tsq.measureOnly = measureOnly
 	c.SetTxCompletion(e.txCompleted)
 	return true
 }

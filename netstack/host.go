@@ -30,7 +30,8 @@ type HostConfig struct {
 	CPU *CPU
 	// TCP is the stack's TCP configuration; nil is LinuxTCP().
 	TCP *TCPConfig
-	// NoSmallQueues leaves TCP Small Queues out (compare --ablate).
+	// NoSmallQueues: TCP Small Queues never hold a frame back; they still
+	// measure the path RTT (compare --ablate).
 	NoSmallQueues bool
 }
 
@@ -138,9 +139,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	ep.settle = h.settle
 	// Linux runs TCP Small Queues on every host; here it needs a card that
 	// reports TX completion (the board's stmmac driver does).
-	if !cfg.NoSmallQueues {
-		ep.EnableSmallQueues()
-	}
+	ep.EnableSmallQueues(cfg.NoSmallQueues)
 	if err := s.CreateNICWithOptions(1, ep, stack.NICOptions{Name: cfg.Name}); err != nil {
 		ep.Close()
 		return nil, fmt.Errorf("host %s: create NIC: %s", cfg.Name, err)

@@ -135,6 +135,9 @@ type smallQueues struct {
 	out   []*txFrame    // frames released by the last change
 	waits uint64        // segments that waited for TX completion (TSQ_THROTTLED)
 	held  uint64        // retransmissions held while their original was in the host
+	// measureOnly: nothing is held back; the flows' RTTs are still measured
+	// (compare --ablate tsq).
+	measureOnly bool
 }
 
 func newSmallQueues(m *emu.Machine, mtu uint32) *smallQueues {
@@ -251,6 +254,7 @@ func (q *smallQueues) admit(f *tsqFlow, tf *txFrame) bool {
 	// With stmmac's TX coalescing that is the next IC frame or the timer.
 	retrans := f.started && seqAfter(f.nxt, seg.seq)
 	switch {
+	case q.measureOnly:
 	case retrans && f.stillInHost(r):
 		count(&tf.held, &q.held)
 		return false

@@ -57,6 +57,13 @@ func tcpSegment(f []byte) (segKey, bool) {
 // Start boots the board (virtual time up to link) and builds both hosts on the
 // engine. Close stops everything.
 func Start(ctx context.Context, o Options) (*Bench, error) {
+	abl, err := LookupAblation(o.Ablate)
+	if err != nil {
+		return nil, err
+	}
+	if abl.sim != nil {
+		abl.sim(&o.Sim)
+	}
 	s, err := sim.New(o.Sim)
 	if err != nil {
 		return nil, err
@@ -65,7 +72,7 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bench{Sim: s, Report: &Report{Description: desc, Seed: o.Sim.Seed, LinkUpSeconds: s.LinkTime.Seconds()}}
+	b := &Bench{Sim: s, Report: &Report{Description: desc, Seed: o.Sim.Seed, Ablation: abl.Name, LinkUpSeconds: s.LinkTime.Seconds()}}
 	b.lostSegs = map[segKey]bool{}
 	s.HW.AddTap(func(dir platform.Direction, _ emu.Time, frame []byte, res rgmiiwire.Result) {
 		if dir != platform.TX || len(frame) < dataFrameMin {
@@ -91,16 +98,22 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	b.Clock = netstack.NewClock(m)
 	b.Sched = netstack.Sched{M: m}
 	b.pcNIC = netstack.NewPCNIC(m, s.HW.FarEnd)
-	b.Board, err = netstack.NewHost(netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
+	boardCfg := netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
 		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1,
-		CPU: netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)})
-	if err != nil {
+		CPU: netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)}
+	pcCfg := netstack.HostConfig{Name: "pc", Machine: m, Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
+		CC: o.CC, NIC: b.pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2}
+	if abl.board != nil {
+		abl.board(&boardCfg)
+	}
+	if abl.pc != nil {
+		abl.pc(&pcCfg, b.pcNIC)
+	}
+	if b.Board, err = netstack.NewHost(boardCfg); err != nil {
 		b.Close()
 		return nil, err
 	}
-	b.PC, err = netstack.NewHost(netstack.HostConfig{Name: "pc", Machine: m, Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
-		CC: o.CC, NIC: b.pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2})
-	if err != nil {
+	if b.PC, err = netstack.NewHost(pcCfg); err != nil {
 		b.Close()
 		return nil, err
 	}

@@ -32,6 +32,8 @@ type Options struct {
 	Output   io.Writer // iperf3's text output and the report; nil discards
 	// Taps see every frame as it left the wire (pcap capture).
 	Taps []platform.Tap
+	// Ablate names one timing mechanism to switch off (Ablations); "" none.
+	Ablate string
 }
 
 // Defaults from the benchmarking range (RFC 2544).
@@ -50,7 +52,9 @@ type Counter struct {
 // Report is what a run found besides iperf3's own result.
 type Report struct {
 	sim.Description
-	Seed           uint64  `json:"seed"`
+	Seed uint64 `json:"seed"`
+	// Ablation is the mechanism switched off for this run ("none": none).
+	Ablation       string  `json:"ablation"`
 	LinkUpSeconds  float64 `json:"link_up_virtual_seconds"`
 	VirtualSeconds float64 `json:"virtual_seconds"`
 	// WallSeconds is the one host-dependent number of a run.
@@ -66,7 +70,10 @@ type Report struct {
 	// Queues measures it at the link layer (microsecond resolution), and
 	// TSQThrottled how often that limit made the flow wait for TX completion.
 	PathSRTTMicros float64 `json:"path_srtt_us"`
-	TSQThrottled   uint64  `json:"tsq_throttled"`
+	// PathRTTFromTCPInfo: TSQ was off, so PathSRTTMicros is the sender's mean
+	// RTT from tcp_info (as iperf3 reports it) instead.
+	PathRTTFromTCPInfo bool   `json:"path_rtt_from_tcp_info,omitempty"`
+	TSQThrottled       uint64 `json:"tsq_throttled"`
 	// HeldRetransmits counts retransmissions that waited because their
 	// original was still in the TX ring (Linux's TCPSpuriousRtxHostQueues).
 	HeldRetransmits uint64    `json:"retransmits_held_in_host"`
@@ -137,6 +144,11 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 			rep.Retransmits = uint64(rc.Retransmits)
 		}
 		rep.ThroughputBps = result.End.SumReceived.BitsPerSecond
+		if rep.PathSRTTMicros == 0 && len(result.End.Streams) > 0 {
+			if ti := result.End.Streams[0].Sender.SenderTCPInfo; ti != nil && ti.MeanRTT > 0 {
+				rep.PathSRTTMicros, rep.PathRTTFromTCPInfo = float64(ti.MeanRTT), true
+			}
+		}
 	}
 	rep.Counters = collectCounters(s, board, pc, b.pcNIC)
 	rep.VirtualSeconds = s.HW.M.Now().Seconds()
@@ -172,6 +184,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if !o.BoardIP.IsValid() {
 		o.BoardIP = DefaultBoardIP
+	}
+	if _, err := LookupAblation(o.Ablate); err != nil {
+		return o, err
 	}
 	if !o.PCIP.IsValid() {
 		o.PCIP = DefaultPCIP

@@ -25,6 +25,9 @@ func writeHeader(w io.Writer, r *Report) {
 	st := d.Stmmac
 	fmt.Fprintf(w, "stmmac:   Linux %s: IC every %d frames, TX timer %d us at HZ %d, RIWT 0x%02x (%.0f us)\n",
 		st.Tree, st.TxCoalFrames, st.TxCoalTimerUs, st.HZ, st.RIWT, st.RIWTMicros)
+	if a, err := LookupAblation(r.Ablation); err == nil && a.Name != "none" {
+		fmt.Fprintf(w, "ablation: %s: %s\n", a.Name, a.What)
+	}
 	if d.PCRxModerationUs > 0 {
 		fmt.Fprintf(w, "PC NIC:   interrupt moderation %.0f us\n", d.PCRxModerationUs)
 	}
@@ -118,7 +121,9 @@ func writeCounters(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "\nTCP: %d retransmits; the PC dropped %d of the board's %d data frames for a bad FCS (%.3f %%);\n",
 		r.Retransmits, r.DataFramesLost, r.DataFramesSent, 100*r.MeasuredLoss)
 	fmt.Fprintf(w, "     %d of the dropped segments never crossed again (in flight at the end)\n", r.LostNeverResent)
-	if r.PathSRTTMicros > 0 {
+	if r.PathRTTFromTCPInfo {
+		fmt.Fprintf(w, "     sender's mean RTT %.0f us (tcp_info; TCP Small Queues off)\n", r.PathSRTTMicros)
+	} else if r.PathSRTTMicros > 0 {
 		fmt.Fprintf(w, "     sender's path RTT under load %.0f us (link-layer srtt); TCP Small Queues throttled %d times;\n",
 			r.PathSRTTMicros, r.TSQThrottled)
 		fmt.Fprintf(w, "     %d retransmissions waited for TX completion of their original\n", r.HeldRetransmits)

@@ -45,6 +45,38 @@ type flags struct {
 	// scan: the TX skew sweep
 	skewFrom, skewTo, skewStep float64
 	skewSet                    bool
+	ablate                     ablateFlag
+}
+
+// ablateFlag is --ablate (compare: every mechanism) or --ablate=NAME[,NAME]
+// (compare: those; run: the one).
+type ablateFlag struct {
+	on    bool
+	names []string
+	err   error // reported by check: the flag package would call it a bad boolean
+}
+
+func (a *ablateFlag) String() string   { return strings.Join(a.names, ",") }
+func (a *ablateFlag) IsBoolFlag() bool { return true }
+
+func (a *ablateFlag) Set(v string) error {
+	*a = ablateFlag{}
+	switch v {
+	case "false":
+		return nil
+	case "true", "all":
+		a.on = true
+		return nil
+	}
+	for _, n := range strings.Split(v, ",") {
+		if _, err := perfrun.LookupAblation(n); err != nil {
+			a.err = err
+			return nil
+		}
+		a.names = append(a.names, n)
+	}
+	a.on = true
+	return nil
 }
 
 func (f *flags) register() *flag.FlagSet {
@@ -79,6 +111,7 @@ func (f *flags) register() *flag.FlagSet {
 	fs.Float64Var(&f.skewTo, "skew-to", 0, "scan: sweep the TX skew up to this many ps")
 	fs.Float64Var(&f.skewStep, "skew-step", 0, "scan: TX skew step in ps; with --tcp, iperf3 runs along the sweep at --tx-delay-ns and --phy-tx-delay")
 	fs.BoolVar(&f.version, "version", false, "print the module version and VCS revision, then exit")
+	fs.Var(&f.ablate, "ablate", "compare: the commit's two rows again with each timing mechanism off in turn (--ablate=NAME,... for some); run: --ablate=NAME switches one off: "+strings.Join(perfrun.AblationNames(), ", "))
 	fs.IntVar(&f.seeds, "seeds", 1, "compare: seeds per configuration")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "compare, scan: runs at once (the output does not depend on it)")
 	fs.StringVar(&f.png, "png", "", "scan/eye: write a PNG picture")
@@ -88,6 +121,12 @@ func (f *flags) register() *flag.FlagSet {
 
 // check validates the options a user typed; errors become exit status 2.
 func (f *flags) check(cmd string) error {
+	if f.ablate.err != nil {
+		return usagef("--%v", f.ablate.err)
+	}
+	if f.ablate.on && cmd != "run" && cmd != "iperf3" && cmd != "compare" {
+		return usagef("--ablate: only run, iperf3 and compare switch mechanisms off")
+	}
 	if _, err := f.simOptions(); err != nil {
 		return err
 	}
@@ -102,9 +141,12 @@ func (f *flags) check(cmd string) error {
 		fh.Close()
 	}
 	switch cmd {
-	case "run":
+	case "run", "iperf3":
 		if _, err := f.perfOptions(); err != nil {
 			return err
+		}
+		if f.ablate.on && len(f.ablate.names) != 1 {
+			return usagef("%s --ablate: name one mechanism, e.g. --ablate=tsq (compare --ablate runs them all)", cmd)
 		}
 	case "linktest":
 		if _, err := f.linkOptions(); err != nil {
@@ -177,6 +219,9 @@ func (f *flags) perfOptions() (perfrun.Options, error) {
 		return perfrun.Options{}, err
 	}
 	o := perfrun.Options{Sim: so, Duration: f.duration, Reverse: f.reverse, Parallel: f.parallel, CC: f.cc, JSON: f.json}
+	if len(f.ablate.names) == 1 {
+		o.Ablate = f.ablate.names[0]
+	}
 	if f.duration < time.Second || f.duration > time.Hour || f.duration%time.Second != 0 {
 		return o, usagef("--time %v: want whole seconds from 1s to 1h", f.duration)
 	}

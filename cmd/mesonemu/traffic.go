@@ -80,6 +80,17 @@ func cmdCompare(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 			return exec.CommandContext(ctx, exe, args...)
 		})
 	}
+	if f.ablate.on {
+		r, err := compare.Ablate(ctx, co, f.ablate.names)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return writeJSON(stdout, r)
+		}
+		compare.WriteAblation(stdout, r)
+		return nil
+	}
 	r, err := compare.Run(ctx, co)
 	if err != nil {
 		return err
@@ -100,10 +111,13 @@ func childRun(command func(ctx context.Context, args []string) *exec.Cmd) func(c
 	return func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
 		s := o.Sim
 		carried := sim.Options{Board: s.Board, Driver: s.Driver, TxDelayNs: s.TxDelayNs, PhyMode: s.PhyMode, PHYTXDelay: s.PHYTXDelay, Seed: s.Seed}
-		if !reflect.DeepEqual(o, perfrun.Options{Sim: carried, Duration: o.Duration}) {
-			return nil, errors.New("a child run carries only board, driver, tx-delay-ns, phy-mode, phy-tx-delay, seed and time")
+		if !reflect.DeepEqual(o, perfrun.Options{Sim: carried, Duration: o.Duration, Ablate: o.Ablate}) {
+			return nil, errors.New("a child run carries only board, driver, tx-delay-ns, phy-mode, phy-tx-delay, seed, time and ablate")
 		}
 		args := []string{"run", "--json", "--driver", o.Sim.Driver, "--seed", strconv.FormatUint(o.Sim.Seed, 10), "--time", o.Duration.String()}
+		if o.Ablate != "" {
+			args = append(args, "--ablate="+o.Ablate)
+		}
 		if o.Sim.Board != "" {
 			args = append(args, "--board", o.Sim.Board)
 		}
