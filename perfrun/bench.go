@@ -57,6 +57,10 @@ func tcpSegment(f []byte) (segKey, bool) {
 // Start boots the board (virtual time up to link) and builds both hosts on the
 // engine. Close stops everything.
 func Start(ctx context.Context, o Options) (*Bench, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	abl, err := LookupAblation(o.Ablate)
 	if err != nil {
 		return nil, err

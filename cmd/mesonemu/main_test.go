@@ -49,6 +49,10 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--phy-tx-delay", "maybe", "clk"}, "--phy-tx-delay \"maybe\""},
 		{[]string{"--kernel", "v4.19", "clk"}, "kernel \"v4.19\": want one of v5.4, v5.5-rc"},
 		{[]string{"--pc-rx-moderation", "-1ms", "clk"}, "--pc-rx-moderation -1ms"},
+		{[]string{"run", "--ablate"}, "run --ablate: name one mechanism"},
+		{[]string{"run", "--ablate=tsq,pc-acks"}, "run --ablate: name one mechanism"},
+		{[]string{"compare", "--ablate=tsq,nagle"}, "--ablate \"nagle\": want none or one of tx-coalescing"},
+		{[]string{"scan", "--ablate"}, "--ablate: only run, iperf3 and compare"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(c.args...)
@@ -202,6 +206,17 @@ func TestCompareChildRunMatchesInProcess(t *testing.T) {
 	if got.Retransmits == 0 {
 		t.Error("a pre-fix run at 4 ns without retransmits: the child ran another configuration")
 	}
+	// An ablation crosses to the child too: without the board's CPU cost the
+	// same seed goes faster.
+	o.Ablate = "cpu-cost"
+	fast, err := child(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fast.Ablation != "cpu-cost" || fast.ThroughputBps <= got.ThroughputBps {
+		t.Errorf("child run with --ablate=cpu-cost: ablation %q, %.0f bit/s (as it is: %.0f)", fast.Ablation, fast.ThroughputBps, got.ThroughputBps)
+	}
+	o.Ablate = ""
 	o.Reverse = true
 	if _, err := child(context.Background(), o); err == nil {
 		t.Error("a child run took an option it cannot pass on (--reverse)")

@@ -1,0 +1,98 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAblateMovesTheNumbers switches three mechanisms off in turn with short
+// runs: the board's CPU is what holds the fixed driver near 778 Mbit/s,
+// gVisor's RACK-TLP without Linux's timer floor retransmits even on a clean
+// link, and PC interrupt moderation lengthens the path.
+func TestAblateMovesTheNumbers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("eight 2 s TCP runs; skipped with -short")
+	}
+	r, err := Ablate(context.Background(), Options{Board: "odroid-c1", Duration: 2 * time.Second, Seeds: 1, Jobs: 2},
+		[]string{"cpu-cost", "board-rack", "pc-moderation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rows) != 8 {
+		t.Fatalf("%d rows, want 8 (none and three mechanisms, two configurations each)", len(r.Rows))
+	}
+	rows := map[string]AblationRow{}
+	for _, x := range r.Rows {
+		rows[x.Mechanism+"/"+x.Driver] = x
+	}
+	none, prefix := rows["none/fixed"], rows["none/pre-fix"]
+	if none.ThroughputBps < 700e6 || none.Retransmits != 0 || prefix.Retransmits == 0 || prefix.MeasuredFrameLoss < 0.002 {
+		t.Errorf("as it is: fixed %.1f Mbit/s %.0f retr; pre-fix %.0f retr, loss %.4f",
+			none.ThroughputBps/1e6, none.Retransmits, prefix.Retransmits, prefix.MeasuredFrameLoss)
+	}
+	if cpu := rows["cpu-cost/fixed"]; cpu.ThroughputBps < 1.1*none.ThroughputBps {
+		t.Errorf("without the CPU cost the fixed driver gives %.1f Mbit/s, as it is %.1f: the CPU should be its limit",
+			cpu.ThroughputBps/1e6, none.ThroughputBps/1e6)
+	}
+	if rack := rows["board-rack/fixed"]; rack.Retransmits == 0 || rack.MeasuredFrameLoss != 0 {
+		t.Errorf("RACK-TLP on a clean link: %.0f retransmits, loss %.4f; want spurious retransmits and no loss", rack.Retransmits, rack.MeasuredFrameLoss)
+	}
+	if mod := rows["pc-moderation/pre-fix"]; mod.PathRTTMicros < prefix.PathRTTMicros+100 {
+		t.Errorf("250 us PC moderation: path RTT %.0f us, as it is %.0f us", mod.PathRTTMicros, prefix.PathRTTMicros)
+	}
+	if g := r.Gap; g == nil || g.ExtraRTTMicros <= 0 || g.RTOStalls <= 0 {
+		t.Errorf("before-row gap %+v: the model runs faster than the real 153 Mbit/s, so something must be missing", g)
+	}
+	var b bytes.Buffer
+	WriteAblation(&b, r)
+	for _, want := range []string{"cpu-cost       after the fix", "board-rack", "us of path RTT under load", "retransmission timeouts of 200 ms"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Rows) != 8 {
+		t.Fatalf("JSON: %v, %d rows", err, len(doc.Rows))
+	}
+	for _, k := range []string{"mechanism", "driver", "throughput_bps", "retransmits", "path_rtt_us"} {
+		if _, ok := doc.Rows[0][k]; !ok {
+			t.Errorf("JSON row lacks %q: %v", k, doc.Rows[0])
+		}
+	}
+}
+
+// TestGap: what a missing mechanism would have to add, from the numbers.
+func TestGap(t *testing.T) {
+	cases := []struct {
+		name                string
+		row                 AblationRow
+		wantNil             bool
+		wantExtra, wantRTOs float64
+	}{
+		// Mathis: 153 Mbit/s at 0.388 % loss needs ~1487 us; the model has 340.
+		{"before", AblationRow{ReportedMbps: 153, ThroughputBps: 300e6, MeasuredFrameLoss: 0.00388, PathRTTMicros: 340}, false, 1147, 24.5},
+		{"already slower", AblationRow{ReportedMbps: 153, ThroughputBps: 150e6, MeasuredFrameLoss: 0.004}, true, 0, 0},
+		{"no real number", AblationRow{ThroughputBps: 300e6, MeasuredFrameLoss: 0.004}, true, 0, 0},
+	}
+	for _, c := range cases {
+		g := gapOf(c.row, 10*time.Second)
+		if (g == nil) != c.wantNil {
+			t.Errorf("%s: gap %+v, want nil %v", c.name, g, c.wantNil)
+			continue
+		}
+		if g != nil && (math.Abs(g.ExtraRTTMicros-c.wantExtra) > 10 || math.Abs(g.RTOStalls-c.wantRTOs) > 0.1) {
+			t.Errorf("%s: extra RTT %.0f us, %.1f RTOs; want %.0f us, %.1f", c.name, g.ExtraRTTMicros, g.RTOStalls, c.wantExtra, c.wantRTOs)
+		}
+	}
+}
