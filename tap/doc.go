@@ -16,14 +16,16 @@
 //
 // Choices this package makes that the design leaves open (assumptions):
 //
-//   - The TAP is opened with golang.org/x/sys/unix rather than
-//     github.com/songgao/water: water is not in go.mod (this package may not
-//     change it), and water's Persist=false would also clear the persist flag
-//     of a device made with `ip tuntap add`, deleting the user's device on
-//     exit. Here an existing device keeps its flags; a device this package
-//     creates is not persistent and vanishes on Close, as with water.
-//   - The fd is non-blocking and wrapped by os.NewFile, so Close wakes a
-//     blocked Read through Go's poller.
+//   - The TAP is opened with github.com/songgao/water, which sets the persist
+//     flag to its Config.Persist after attaching: Open passes true for a device
+//     that already exists (only a persistent one can be attached to), so a
+//     TAP made with `ip tuntap add` stays, and false for one it creates, which
+//     vanishes on Close. Existence is read by netlink, which answers for the
+//     thread's namespace; /sys/class/net answers for sysfs's mount.
+//   - water leaves its fd open when TUNSETIFF fails and opens it without
+//     O_CLOEXEC; Open closes such a leaked fd and sets close-on-exec under
+//     syscall.ForkLock. The fd is non-blocking (water's os.NewFile puts it on
+//     Go's poller), so Close wakes a blocked Read.
 //   - Frames from the host longer than 1514+4 bytes (a VLAN-tagged full frame)
 //     or shorter than an Ethernet header (14 bytes) are counted and dropped.
 //     The TAP has no IFF_VNET_HDR, so the kernel segments TSO/GSO packets
