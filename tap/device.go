@@ -139,12 +139,10 @@ var openMu sync.Mutex
 
 // openTap attaches to (or creates) a TAP without packet information headers
 // through water, in the calling thread's network namespace. water sets the
-// persist flag to Config.Persist after attaching, so a device that already
-// exists keeps it on and one created here stays non-persistent: the kernel
-// only lets a process attach to an existing TAP that is persistent (one in
-// use is EBUSY), so "exists now" is "persistent" for every open that works.
-// A device created or deleted by someone else between the look and the
-// attach could end with the other flag.
+// persist flag to Config.Persist after attaching, and only a persistent TAP
+// can be attached to while it exists, so Persist is "the name exists": an
+// `ip tuntap add` device keeps its flag, a created one stays without it
+// (docs/decisions.md).
 func openTap(name string) (*Device, error) {
 	existed, err := interfaceExists(name)
 	if err != nil {

@@ -16,16 +16,12 @@
 //
 // Choices this package makes that the design leaves open (assumptions):
 //
-//   - The TAP is opened with github.com/songgao/water, which sets the persist
-//     flag to its Config.Persist after attaching: Open passes true for a device
-//     that already exists (only a persistent one can be attached to), so a
-//     TAP made with `ip tuntap add` stays, and false for one it creates, which
-//     vanishes on Close. Existence is read by netlink, which answers for the
-//     thread's namespace; /sys/class/net answers for sysfs's mount.
-//   - water leaves its fd open when TUNSETIFF fails and opens it without
-//     O_CLOEXEC; Open closes such a leaked fd and sets close-on-exec under
-//     syscall.ForkLock. The fd is non-blocking (water's os.NewFile puts it on
-//     Go's poller), so Close wakes a blocked Read.
+//   - The TAP is opened with github.com/songgao/water. An existing device
+//     (persistent: `ip tuntap add`) is opened with water's Persist on, so it
+//     keeps its flag and stays; one Open creates is not persistent and
+//     vanishes on Close. Open also closes the fd water leaks when the attach
+//     fails and sets close-on-exec (docs/decisions.md). The fd is non-blocking
+//     on Go's poller, so Close wakes a blocked Read.
 //   - Frames from the host longer than 1514+4 bytes (a VLAN-tagged full frame)
 //     or shorter than an Ethernet header (14 bytes) are counted and dropped.
 //     The TAP has no IFF_VNET_HDR, so the kernel segments TSO/GSO packets
@@ -41,12 +37,8 @@
 //   - A failed TAP write (EIO while the host side is down) is counted and the
 //     frame dropped, as a NIC without carrier would.
 //   - The board's stack runs without gVisor's RACK-TLP (Options.RACK turns it
-//     back on): gVisor arms the tail loss probe at 2·SRTT with no floor, where
-//     Linux adds TCP_TIMEOUT_MIN (2 jiffies), so in real time on a loaded
-//     host ACKs that wait a millisecond in the emulator's goroutines set off
-//     spurious retransmissions (3-5 per 5 s with the fixed driver). Without it
-//     every retransmission answers a lost frame, at the price of more
-//     retransmission timeouts after tail losses.
+//     back on): its tail loss probe has no floor, so on a loaded host it
+//     retransmits ACK-delayed segments that were not lost (docs/decisions.md).
 //   - The board keeps its CPU cost model (netstack.CPU with the board file's
 //     per-packet and per-byte costs), as in the in-process runs.
 //   - After iperf3 ends, the stack is closed and the bridge waits 20 ms (1000

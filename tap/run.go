@@ -51,12 +51,10 @@ type Options struct {
 	Stdout     io.Writer // iperf3's output; nil discards
 	Stderr     io.Writer // iperf3's errors and one status line; nil discards
 	// RACK keeps gVisor's RACK-TLP loss detection on the board's stack. It is
-	// off by default in TAP mode: gVisor arms its tail loss probe at 2·SRTT
-	// with no floor (Linux adds TCP_TIMEOUT_MIN, 2 jiffies), so in real time
-	// on a busy host an ACK that waits a millisecond in the emulator's queues
-	// sets off a spurious retransmission. Without it the board recovers by
-	// SACK and duplicate ACKs (RFC 6675) and the RTO, and every retransmission
-	// answers a lost frame.
+	// off by default with a TAP: its tail loss probe has no floor (Linux's
+	// has TCP_TIMEOUT_MIN), so in real time on a busy host it retransmits
+	// segments whose ACK only waited in the emulator's queues
+	// (docs/decisions.md).
 	RACK bool
 	// noCPUModel leaves out the board's CPU cost model (benchmarks of the
 	// emulation's own cost).
