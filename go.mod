@@ -3,6 +3,7 @@ module mesonemu
 go 1.26.8
 
 require (
+	github.com/songgao/water v0.0.0-20200317203138-2b4b6d7c09d8
 	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.43.0
 	gonum.org/v1/plot v0.17.0

@@ -14,9 +14,11 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/ether"
+	"mesonemu/farend"
 	"mesonemu/platform"
 	"mesonemu/rgmiiwire"
 	"mesonemu/sim"
+	"mesonemu/stmmac"
 	stmmacdrv "mesonemu/stmmac/driver"
 )
 
@@ -147,12 +149,33 @@ func Run(so sim.Options, o Options) (*Result, error) {
 }
 
 func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
-	m := s.HW.M
-	drv := s.Guest.MAC
-	nic := s.HW.FarEnd
 	for _, t := range o.Taps {
 		s.HW.AddTap(t)
 	}
+	res := newResult(s, o)
+	r := &runner{s: s, o: o, doTX: o.Direction == "tx" || o.Direction == "both", doRX: o.Direction == "rx" || o.Direction == "both"}
+	s.Guest.MAC.SetReceiver(func([]byte) { r.boardRx++ })
+	s.HW.M.Lock()
+	s.HW.FarEnd.SetConsumer(func([]byte) { r.farRx++ })
+	s.HW.M.Unlock()
+
+	start := s.HW.M.VirtualNow()
+	base := readCounters(s)
+	if err := r.send(); err != nil {
+		return nil, err
+	}
+	var err error
+	res.TX, res.RX, err = r.drain(base)
+	if err != nil {
+		return res, err
+	}
+	r.predict(res)
+	res.VirtualSecs = (s.HW.M.VirtualNow() - start).Seconds()
+	res.WallSecs = time.Since(wallStart).Seconds()
+	return res, nil
+}
+
+func newResult(s *sim.Sim, o Options) *Result {
 	res := &Result{Board: s.Board.Name, Driver: s.Opts.Driver, PhyMode: s.DT.PhyMode, Seed: s.Opts.Seed,
 		Size: o.Size, Payload: o.Payload}
 	if s.DT.TxDelayNs != nil {
@@ -160,152 +183,181 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 	} else {
 		res.TxDelayNs = 2
 	}
-	m.Lock()
+	s.HW.M.Lock()
 	res.Speed = s.HW.PHY.Link().Speed
-	m.Unlock()
-	doTX := o.Direction == "tx" || o.Direction == "both"
-	doRX := o.Direction == "rx" || o.Direction == "both"
-	var boardRx uint64
-	drv.SetReceiver(func([]byte) { boardRx++ })
-	var farRx uint64
-	m.Lock()
-	nic.SetConsumer(func([]byte) { farRx++ })
-	m.Unlock()
+	s.HW.M.Unlock()
+	return res
+}
 
-	start := m.VirtualNow()
-	pathStart := s.HW.Path()
-	macStart := s.HW.MACCounters()
-	nicStart := nic.Stats()
-	drvStart := drv.NetStats()
+// runner is one test's traffic: what it queued per direction and what
+// arrived at each end.
+type runner struct {
+	s                  *sim.Sim
+	o                  Options
+	doTX, doRX         bool
+	txQueued, rxQueued uint64
+	boardRx, farRx     uint64
+}
 
+// send queues o.Frames frames per direction, the board's through its driver's
+// TX ring, the far end's into its NIC's queue (kept to 64 frames), stepping
+// the machine whenever neither has room.
+func (r *runner) send() error {
+	m, drv, nic := r.s.HW.M, r.s.Guest.MAC, r.s.HW.FarEnd
 	rng := m.Rand("linktest.payload")
-	zeros := o.Payload == "zeros"
-	txFrame := make([]byte, o.Size)
-	rxFrame := make([]byte, o.Size)
-	farMAC := platform.FarEndMAC
-	var txQueued, rxQueued uint64
-	for (doTX && txQueued < uint64(o.Frames)) || (doRX && rxQueued < uint64(o.Frames)) {
+	zeros := r.o.Payload == "zeros"
+	txFrame := make([]byte, r.o.Size)
+	rxFrame := make([]byte, r.o.Size)
+	frames := uint64(r.o.Frames)
+	for (r.doTX && r.txQueued < frames) || (r.doRX && r.rxQueued < frames) {
 		progress := false
-		if doTX && txQueued < uint64(o.Frames) {
-			makeFrame(txFrame, farMAC, s.Board.MAC, rng, zeros)
+		if r.doTX && r.txQueued < frames {
+			makeFrame(txFrame, platform.FarEndMAC, r.s.Board.MAC, rng, zeros)
 			switch err := drv.Xmit(txFrame); {
 			case err == nil:
-				txQueued++
+				r.txQueued++
 				progress = true
 			case errors.Is(err, stmmacdrv.ErrRingFull):
 			default:
-				return nil, fmt.Errorf("linktest: xmit frame %d: %w", txQueued, err)
+				return fmt.Errorf("linktest: xmit frame %d: %w", r.txQueued, err)
 			}
 		}
-		if doRX && rxQueued < uint64(o.Frames) {
-			makeFrame(rxFrame, s.Board.MAC, farMAC, rng, zeros)
+		if r.doRX && r.rxQueued < frames {
+			makeFrame(rxFrame, r.s.Board.MAC, platform.FarEndMAC, rng, zeros)
 			m.Lock()
-			queueFull := false
 			if nic.TxQueued() < 64 {
 				if err := nic.SendLocked(rxFrame); err != nil {
 					m.Unlock()
-					return nil, fmt.Errorf("linktest: far end send frame %d: %w", rxQueued, err)
+					return fmt.Errorf("linktest: far end send frame %d: %w", r.rxQueued, err)
 				}
-				rxQueued++
+				r.rxQueued++
 				progress = true
-			} else {
-				queueFull = true
 			}
 			m.Unlock()
-			_ = queueFull
 		}
-		if !progress {
-			if !m.Step() {
-				return nil, fmt.Errorf("%w (tx %d queued, rx %d queued)", ErrStuck, txQueued, rxQueued)
-			}
+		if !progress && !m.Step() {
+			return fmt.Errorf("%w (tx %d queued, rx %d queued)", ErrStuck, r.txQueued, r.rxQueued)
 		}
 	}
-	// Drain: run until every frame is accounted for in both directions.
-	account := func() (tx, rx *DirResult) {
-		path := s.HW.Path()
-		mac := s.HW.MACCounters()
-		ns := nic.Stats()
-		ds := drv.NetStats()
-		if doTX {
-			tx = &DirResult{Direction: "tx", Sent: txQueued, Received: farRx}
-			add := tx.addDrop
-			tx.CRCErrors = ns.RxCRCErrors - nicStart.RxCRCErrors
-			add("far end: bad FCS (rx_crc_errors)", tx.CRCErrors)
-			add("far end: lost SFD or nibble shift (rx_align_errors)", ns.RxAlignErrors-nicStart.RxAlignErrors)
-			add("far end: runt or giant (rx_length_errors)", ns.RxShortLengthErrors+ns.RxLongLengthErrors-nicStart.RxShortLengthErrors-nicStart.RxLongLengthErrors)
-			add("far end: receive ring full (rx_missed_errors)", ns.RxMissedErrors-nicStart.RxMissedErrors)
-			add("far end: no consumer (rx_dropped)", ns.RxDropped-nicStart.RxDropped)
-			add("board: RGMII TX clock off", path.TxNoClock-pathStart.TxNoClock)
-			add("board: PHY without link", path.TxNoLink-pathStart.TxNoLink)
-			add("board: no valid TX wire timing", path.TxBadTiming-pathStart.TxBadTiming)
-			add("board MAC: jabber cut-off", mac.TxJabberFlushed-macStart.TxJabberFlushed)
-			add("board MAC: TX FIFO flushed", mac.TxFIFOFlushed-macStart.TxFIFOFlushed)
-			add("board driver: flushed after a DMA error", ds.TxErrFlushed-drvStart.TxErrFlushed)
-			tx.settle()
-		}
-		if doRX {
-			rx = &DirResult{Direction: "rx", Sent: rxQueued, Received: boardRx}
-			add := rx.addDrop
-			rx.CRCErrors = mac.RxDroppedCRC - macStart.RxDroppedCRC
-			add("board MAC: bad FCS (mmc_rx_crc_error)", rx.CRCErrors)
-			add("board MAC: lost SFD (never seen)", path.RxSFDLost-pathStart.RxSFDLost)
-			add("board PHY: no link", path.RxNoLink-pathStart.RxNoLink)
-			add("board: no valid RX wire timing", path.RxBadTiming-pathStart.RxBadTiming)
-			add("board MAC: length", mac.RxDroppedLength-macStart.RxDroppedLength)
-			add("board MAC: no RX descriptor (rx_missed)", mac.RxDroppedNoDescriptor-macStart.RxDroppedNoDescriptor)
-			add("board MAC: receiver or RX DMA off", mac.RxDroppedDisabled-macStart.RxDroppedDisabled)
-			add("board MAC: DMA bus error", mac.RxDroppedBusError-macStart.RxDroppedBusError)
-			add("board MAC: address filter", mac.RxDroppedFiltered-macStart.RxDroppedFiltered)
-			add("board driver: error status (rx_errors)", ds.RxErrors-drvStart.RxErrors)
-			rx.settle()
-		}
-		return tx, rx
-	}
+	return nil
+}
+
+// drain runs the machine until every frame is accounted for in both
+// directions (or 10 virtual seconds have passed, or nothing is left to run).
+func (r *runner) drain(base counters) (tx, rx *DirResult, err error) {
+	m := r.s.HW.M
 	deadline := m.VirtualNow() + 10*emu.Second
 	for {
-		tx, rx := account()
+		now := readCounters(r.s)
+		tx, rx = nil, nil
+		if r.doTX {
+			tx = txAccount(r.txQueued, r.farRx, now, base)
+		}
+		if r.doRX {
+			rx = rxAccount(r.rxQueued, r.boardRx, now, base)
+		}
 		if (tx == nil || tx.InFlight == 0) && (rx == nil || rx.InFlight == 0) {
-			res.TX, res.RX = tx, rx
-			break
+			return tx, rx, nil
 		}
 		if m.VirtualNow() > deadline || !m.Step() {
-			res.TX, res.RX = tx, rx
-			return res, fmt.Errorf("%w: tx %+v rx %+v", ErrStuck, tx, rx)
+			return tx, rx, fmt.Errorf("%w: tx %+v rx %+v", ErrStuck, tx, rx)
 		}
 	}
-	tb, rb, _ := s.HW.Budgets()
-	predTX, predRX := s.HW.PredictedLoss(o.Size)
-	if zeros {
-		fr := make([]byte, o.Size)
-		makeFrame(fr, farMAC, s.Board.MAC, nil, true)
+}
+
+// counters are the path's, the board MAC's, the far-end NIC's and the board
+// driver's counts at one moment.
+type counters struct {
+	path platform.PathCounters
+	mac  stmmac.Counters
+	nic  farend.Stats
+	drv  stmmacdrv.NetStats
+}
+
+func readCounters(s *sim.Sim) counters {
+	return counters{path: s.HW.Path(), mac: s.HW.MACCounters(), nic: s.HW.FarEnd.Stats(), drv: s.Guest.MAC.NetStats()}
+}
+
+// txAccount books the board's frames by where they ended, since base.
+func txAccount(sent, received uint64, now, base counters) *DirResult {
+	path, mac, ns, ds := now.path, now.mac, now.nic, now.drv
+	pathStart, macStart, nicStart, drvStart := base.path, base.mac, base.nic, base.drv
+	tx := &DirResult{Direction: "tx", Sent: sent, Received: received}
+	add := tx.addDrop
+	tx.CRCErrors = ns.RxCRCErrors - nicStart.RxCRCErrors
+	add("far end: bad FCS (rx_crc_errors)", tx.CRCErrors)
+	add("far end: lost SFD or nibble shift (rx_align_errors)", ns.RxAlignErrors-nicStart.RxAlignErrors)
+	add("far end: runt or giant (rx_length_errors)", ns.RxShortLengthErrors+ns.RxLongLengthErrors-nicStart.RxShortLengthErrors-nicStart.RxLongLengthErrors)
+	add("far end: receive ring full (rx_missed_errors)", ns.RxMissedErrors-nicStart.RxMissedErrors)
+	add("far end: no consumer (rx_dropped)", ns.RxDropped-nicStart.RxDropped)
+	add("board: RGMII TX clock off", path.TxNoClock-pathStart.TxNoClock)
+	add("board: PHY without link", path.TxNoLink-pathStart.TxNoLink)
+	add("board: no valid TX wire timing", path.TxBadTiming-pathStart.TxBadTiming)
+	add("board MAC: jabber cut-off", mac.TxJabberFlushed-macStart.TxJabberFlushed)
+	add("board MAC: TX FIFO flushed", mac.TxFIFOFlushed-macStart.TxFIFOFlushed)
+	add("board driver: flushed after a DMA error", ds.TxErrFlushed-drvStart.TxErrFlushed)
+	tx.settle()
+	return tx
+}
+
+// rxAccount books the far end's frames by where they ended, since base.
+func rxAccount(sent, received uint64, now, base counters) *DirResult {
+	path, mac, ds := now.path, now.mac, now.drv
+	pathStart, macStart, drvStart := base.path, base.mac, base.drv
+	rx := &DirResult{Direction: "rx", Sent: sent, Received: received}
+	add := rx.addDrop
+	rx.CRCErrors = mac.RxDroppedCRC - macStart.RxDroppedCRC
+	add("board MAC: bad FCS (mmc_rx_crc_error)", rx.CRCErrors)
+	add("board MAC: lost SFD (never seen)", path.RxSFDLost-pathStart.RxSFDLost)
+	add("board PHY: no link", path.RxNoLink-pathStart.RxNoLink)
+	add("board: no valid RX wire timing", path.RxBadTiming-pathStart.RxBadTiming)
+	add("board MAC: length", mac.RxDroppedLength-macStart.RxDroppedLength)
+	add("board MAC: no RX descriptor (rx_missed)", mac.RxDroppedNoDescriptor-macStart.RxDroppedNoDescriptor)
+	add("board MAC: receiver or RX DMA off", mac.RxDroppedDisabled-macStart.RxDroppedDisabled)
+	add("board MAC: DMA bus error", mac.RxDroppedBusError-macStart.RxDroppedBusError)
+	add("board MAC: address filter", mac.RxDroppedFiltered-macStart.RxDroppedFiltered)
+	add("board driver: error status (rx_errors)", ds.RxErrors-drvStart.RxErrors)
+	rx.settle()
+	return rx
+}
+
+// predict puts the wire model's loss next to the measured one. For random
+// payload that is the budget's average; all-zero frames are one pattern, so
+// their loss is that frame's own.
+func (r *runner) predict(res *Result) {
+	tb, rb, _ := r.s.HW.Budgets()
+	predTX, predRX := r.s.HW.PredictedLoss(r.o.Size)
+	if r.o.Payload == "zeros" {
+		fr := make([]byte, r.o.Size)
+		makeFrame(fr, platform.FarEndMAC, r.s.Board.MAC, nil, true)
 		predTX = tb.FrameLossProbability(ether.AppendFCS(fr))
-		makeFrame(fr, s.Board.MAC, farMAC, nil, true)
+		makeFrame(fr, r.s.Board.MAC, platform.FarEndMAC, nil, true)
 		predRX = rb.FrameLossProbability(ether.AppendFCS(fr))
 	}
-	finish := func(d *DirResult, pred float64, b rgmiiwire.Budget) {
-		if d == nil {
-			return
-		}
-		d.PredictedLoss = pred
-		d.Budget = b
-		t := b.Timing
-		d.Timing = &t
-		if d.Sent > 0 {
-			d.MeasuredLoss = float64(d.Sent-d.Received) / float64(d.Sent)
-			sd := math.Sqrt(pred * (1 - pred) / float64(d.Sent))
-			switch {
-			case sd > 0:
-				d.Sigmas = (d.MeasuredLoss - pred) / sd
-			case d.MeasuredLoss == pred:
-				d.Sigmas = 0
-			default:
-				d.Sigmas = math.Inf(1)
-			}
+	res.TX.compare(predTX, tb)
+	res.RX.compare(predRX, rb)
+}
+
+// compare sets the predicted loss, the measured one, and how many binomial
+// standard deviations apart they are.
+func (d *DirResult) compare(pred float64, b rgmiiwire.Budget) {
+	if d == nil {
+		return
+	}
+	d.PredictedLoss = pred
+	d.Budget = b
+	t := b.Timing
+	d.Timing = &t
+	if d.Sent > 0 {
+		d.MeasuredLoss = float64(d.Sent-d.Received) / float64(d.Sent)
+		sd := math.Sqrt(pred * (1 - pred) / float64(d.Sent))
+		switch {
+		case sd > 0:
+			d.Sigmas = (d.MeasuredLoss - pred) / sd
+		case d.MeasuredLoss == pred:
+			d.Sigmas = 0
+		default:
+			d.Sigmas = math.Inf(1)
 		}
 	}
-	finish(res.TX, predTX, tb)
-	finish(res.RX, predRX, rb)
-	res.VirtualSecs = (m.VirtualNow() - start).Seconds()
-	res.WallSecs = time.Since(wallStart).Seconds()
-	return res, nil
 }

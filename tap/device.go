@@ -1,14 +1,19 @@
 package tap
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
-	"unsafe"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 
+	"github.com/songgao/water"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +26,7 @@ const NetnsDir = "/var/run/netns"
 // Device is an open TAP interface: each Read returns one Ethernet frame from
 // the host kernel (no FCS), each Write gives it one.
 type Device struct {
-	f          *os.File
+	f          io.ReadWriteCloser // water's *os.File: non-blocking, so Close wakes a blocked Read
 	name       string
 	persistent bool
 }
@@ -128,50 +133,124 @@ func inNetns(path, netns string, fn func() error) (err error, restored bool) {
 	return err, true
 }
 
-// ifreq is struct ifreq as TUNSETIFF and TUNGETIFF use it: the name, then the
-// flags in the union, padded to the union's 24 bytes.
-type ifreq struct {
-	name  [unix.IFNAMSIZ]byte
-	flags uint16
-	_     [22]byte
-}
+// openMu serialises openTap, so a /dev/net/tun fd that appears while one
+// open runs is that open's own (see reclaimLeaked).
+var openMu sync.Mutex
 
-func ioctlIfreq(fd int, req uint, r *ifreq) error {
-	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(unsafe.Pointer(r)))
-	if errno != 0 {
-		return errno
-	}
-	return nil
-}
-
-// openTap opens the clone device and attaches (or creates) a TAP without
-// packet information headers, leaving an existing device's flags alone.
+// openTap attaches to (or creates) a TAP without packet information headers
+// through water, in the calling thread's network namespace. water sets the
+// persist flag to Config.Persist after attaching, and only a persistent TAP
+// can be attached to while it exists, so Persist is "the name exists": an
+// `ip tuntap add` device keeps its flag, a created one stays without it
+// (docs/decisions.md).
 func openTap(name string) (*Device, error) {
-	fd, err := unix.Open(TunPath, unix.O_RDWR|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	existed, err := interfaceExists(name)
 	if err != nil {
-		return nil, openError(name, err)
+		return nil, fmt.Errorf("tap %s: list interfaces: %w", displayName(name), err)
 	}
-	var r ifreq
-	copy(r.name[:], name)
-	r.flags = unix.IFF_TAP | unix.IFF_NO_PI
-	if err := ioctlIfreq(fd, unix.TUNSETIFF, &r); err != nil {
-		unix.Close(fd)
-		return nil, attachError(name, err)
+	cfg := water.Config{DeviceType: water.TAP}
+	cfg.Name = name
+	cfg.Persist = existed
+
+	openMu.Lock()
+	defer openMu.Unlock()
+	before, err := tunFDs()
+	if err != nil {
+		return nil, fmt.Errorf("tap %s: list open files: %w", displayName(name), err)
 	}
-	var got ifreq
-	if err := ioctlIfreq(fd, unix.TUNGETIFF, &got); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("tap %s: read interface flags: %w", name, err)
+	// water opens without O_CLOEXEC; the fork lock keeps a concurrent exec
+	// (the tests run ip and iperf3) from inheriting the fd before it is set,
+	// which would keep a created TAP alive after Close.
+	syscall.ForkLock.RLock()
+	ifce, err := water.New(cfg)
+	if err == nil {
+		err = closeOnExec(ifce.ReadWriteCloser)
+		if err != nil {
+			ifce.Close()
+		}
+	} else {
+		reclaimLeaked(name, before)
 	}
-	n := got.name[:]
-	if i := bytes.IndexByte(n, 0); i >= 0 {
-		n = n[:i]
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, setupFailure(name, err)
 	}
-	d := &Device{name: string(n), persistent: got.flags&unix.IFF_PERSIST != 0}
-	d.f = os.NewFile(uintptr(fd), TunPath+":"+d.name)
-	if d.f == nil {
-		unix.Close(fd)
-		return nil, errors.New("tap: wrap file descriptor")
+	return &Device{f: ifce.ReadWriteCloser, name: ifce.Name(), persistent: existed}, nil
+}
+
+// setupFailure explains water's error: a failed open of /dev/net/tun comes as
+// the bare errno, a refused ioctl (TUNSETIFF) as an *os.SyscallError.
+func setupFailure(name string, err error) error {
+	var sce *os.SyscallError
+	if errors.As(err, &sce) {
+		return attachError(name, sce.Err)
 	}
-	return d, nil
+	return openError(name, err)
+}
+
+func interfaceExists(name string) (bool, error) {
+	if name == "" {
+		return false, nil
+	}
+	ifs, err := net.Interfaces() // netlink, so in this thread's namespace (not sysfs's)
+	if err != nil {
+		return false, err
+	}
+	for _, i := range ifs {
+		if i.Name == name {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func closeOnExec(f io.ReadWriteCloser) error {
+	sc, ok := f.(syscall.Conn)
+	if !ok {
+		return fmt.Errorf("tap: water returned a %T, not a file", f)
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return rc.Control(func(fd uintptr) { unix.CloseOnExec(int(fd)) })
+}
+
+// tunFDs lists this process's fds open on the TUN clone device.
+func tunFDs() (map[int]bool, error) {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil, err
+	}
+	fds := make(map[int]bool)
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if link, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && link == TunPath {
+			fds[fd] = true
+		}
+	}
+	return fds, nil
+}
+
+// reclaimLeaked closes the fd water leaves open when an ioctl fails (it
+// returns the error without closing it): an fd on /dev/net/tun that was not
+// there before this open and is attached to no interface (its fdinfo shows an
+// empty "iff:") or to the one being opened.
+func reclaimLeaked(name string, before map[int]bool) {
+	after, err := tunFDs()
+	if err != nil {
+		return
+	}
+	for fd := range after {
+		if before[fd] {
+			continue
+		}
+		info, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", fd))
+		if err == nil && (strings.Contains(string(info), "\niff:\t\n") || name != "" && strings.Contains(string(info), "\niff:\t"+name+"\n")) {
+			unix.Close(fd)
+		}
+	}
 }

@@ -16,14 +16,12 @@
 //
 // Choices this package makes that the design leaves open (assumptions):
 //
-//   - The TAP is opened with golang.org/x/sys/unix rather than
-//     github.com/songgao/water: water is not in go.mod (this package may not
-//     change it), and water's Persist=false would also clear the persist flag
-//     of a device made with `ip tuntap add`, deleting the user's device on
-//     exit. Here an existing device keeps its flags; a device this package
-//     creates is not persistent and vanishes on Close, as with water.
-//   - The fd is non-blocking and wrapped by os.NewFile, so Close wakes a
-//     blocked Read through Go's poller.
+//   - The TAP is opened with github.com/songgao/water. An existing device
+//     (persistent: `ip tuntap add`) is opened with water's Persist on, so it
+//     keeps its flag and stays; one Open creates is not persistent and
+//     vanishes on Close. Open also closes the fd water leaks when the attach
+//     fails and sets close-on-exec (docs/decisions.md). The fd is non-blocking
+//     on Go's poller, so Close wakes a blocked Read.
 //   - Frames from the host longer than 1514+4 bytes (a VLAN-tagged full frame)
 //     or shorter than an Ethernet header (14 bytes) are counted and dropped.
 //     The TAP has no IFF_VNET_HDR, so the kernel segments TSO/GSO packets
@@ -39,12 +37,8 @@
 //   - A failed TAP write (EIO while the host side is down) is counted and the
 //     frame dropped, as a NIC without carrier would.
 //   - The board's stack runs without gVisor's RACK-TLP (Options.RACK turns it
-//     back on): gVisor arms the tail loss probe at 2·SRTT with no floor, where
-//     Linux adds TCP_TIMEOUT_MIN (2 jiffies), so in real time on a loaded
-//     host ACKs that wait a millisecond in the emulator's goroutines set off
-//     spurious retransmissions (3-5 per 5 s with the fixed driver). Without it
-//     every retransmission answers a lost frame, at the price of more
-//     retransmission timeouts after tail losses.
+//     back on): its tail loss probe has no floor, so on a loaded host it
+//     retransmits ACK-delayed segments that were not lost (docs/decisions.md).
 //   - The board keeps its CPU cost model (netstack.CPU with the board file's
 //     per-packet and per-byte costs), as in the in-process runs.
 //   - After iperf3 ends, the stack is closed and the bridge waits 20 ms (1000

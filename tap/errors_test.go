@@ -31,6 +31,13 @@ func TestSetupErrorsNameWhatIsMissingAndTheFix(t *testing.T) {
 			[]string{"another process is attached"}},
 		{"not a TAP", attachError("eth0", unix.EINVAL), unix.EINVAL,
 			[]string{"exists but is not a TAP device", "`sudo ip link del eth0`"}},
+		// water's errors: the open's errno bare, an ioctl's in an *os.SyscallError.
+		{"water: no tun driver", setupFailure("tap9", unix.ENOENT), unix.ENOENT,
+			[]string{"/dev/net/tun is missing (the kernel's TUN/TAP driver is not loaded) (no such file or directory); fix: run `sudo modprobe tun`"}},
+		{"water: TUNSETIFF busy", setupFailure("tap9", os.NewSyscallError("ioctl", unix.EBUSY)), unix.EBUSY,
+			[]string{"cannot open TAP device tap9: another process is attached to it (device or resource busy); fix: "}},
+		{"water: TUNSETIFF refused", setupFailure("tap9", os.NewSyscallError("ioctl", unix.EPERM)), unix.EPERM,
+			[]string{"CAP_NET_ADMIN privilege is missing to create or attach to it (operation not permitted); fix: "}},
 		{"no namespace", netnsError("lab", "/var/run/netns/lab", os.ErrNotExist), 0,
 			[]string{"network namespace /var/run/netns/lab does not exist", "`sudo ip netns add lab`"}},
 		{"namespace not allowed", netnsError("lab", "/var/run/netns/lab", unix.EPERM), unix.EPERM,

@@ -51,12 +51,10 @@ type Options struct {
 	Stdout     io.Writer // iperf3's output; nil discards
 	Stderr     io.Writer // iperf3's errors and one status line; nil discards
 	// RACK keeps gVisor's RACK-TLP loss detection on the board's stack. It is
-	// off by default in TAP mode: gVisor arms its tail loss probe at 2·SRTT
-	// with no floor (Linux adds TCP_TIMEOUT_MIN, 2 jiffies), so in real time
-	// on a busy host an ACK that waits a millisecond in the emulator's queues
-	// sets off a spurious retransmission. Without it the board recovers by
-	// SACK and duplicate ACKs (RFC 6675) and the RTO, and every retransmission
-	// answers a lost frame.
+	// off by default with a TAP: its tail loss probe has no floor (Linux's
+	// has TCP_TIMEOUT_MIN), so in real time on a busy host it retransmits
+	// segments whose ACK only waited in the emulator's queues
+	// (docs/decisions.md).
 	RACK bool
 	// noCPUModel leaves out the board's CPU cost model (benchmarks of the
 	// emulation's own cost).
@@ -73,196 +71,245 @@ type Options struct {
 // error for anything that kept the run from happening. A *SetupError (missing
 // device or privilege) comes with exit status ExitSetup; other failures with 1.
 func Run(ctx context.Context, o Options) (int, *Counters, error) {
-	stdout, stderr := o.Stdout, o.Stderr
-	if stdout == nil {
-		stdout = io.Discard
-	}
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	if !o.BoardIP.IsValid() {
-		o.BoardIP = DefaultBoardIP
-	}
-	if !o.BoardIP.Addr().Is4() {
-		return 1, nil, fmt.Errorf("board address %v: want IPv4", o.BoardIP)
-	}
-	if o.CC == "" {
-		o.CC = "cubic"
+	o, err := o.withDefaults()
+	if err != nil {
+		return 1, nil, err
 	}
 	if len(o.Iperf3Args) > 0 {
 		if _, err := iperf3.ParseArgs(o.Iperf3Args); err != nil {
 			// Main prints the parameter error exactly as iperf3 does.
-			return iperf3.Main(ctx, o.Iperf3Args, iperf3.Env{Stdout: stdout, Stderr: stderr}), nil, nil
+			return iperf3.Main(ctx, o.Iperf3Args, iperf3.Env{Stdout: o.Stdout, Stderr: o.Stderr}), nil, nil
 		}
 	}
 	if _, err := o.Sim.Validate(); err != nil {
 		return 1, nil, err
 	}
-
 	dev, err := OpenIn(o.Netns, o.TAP)
 	if err != nil {
-		var se *SetupError
-		if errors.As(err, &se) {
+		if errors.As(err, new(*SetupError)) {
 			return ExitSetup, nil, err
 		}
 		return 1, nil, err
 	}
-	devOpen := true
-	defer func() {
-		if devOpen {
-			dev.Close()
-		}
-	}()
-
-	// The host keeps real time, so the machine does from power-on: the
-	// board's boot and autonegotiation take their real 2 s.
-	o.Sim.Clock = emu.WallPaced
-	s, err := sim.New(o.Sim)
+	r, err := start(o, dev)
 	if err != nil {
 		return 1, nil, err
 	}
-	m := s.HW.M
-	defer m.Stop()
-
-	var capt *capture.Capture
-	if o.PcapPath != "" {
-		capt, err = capture.Create(o.PcapPath, s.Board.Name+" rgmii", "mesonemu "+s.Board.Name+" wire, TAP "+dev.Name(),
-			time.Now().UnixNano()-int64(m.Now()))
-		if err != nil {
-			return 1, nil, err
-		}
-		s.HW.AddTap(capt.Tap)
-	}
-
-	bridge := NewBridge(m, s.HW.FarEnd, dev, BridgeConfig{})
-	devOpen = false // the bridge owns it now
-	bridgeOpen := true
-	defer func() {
-		if bridgeOpen {
-			bridge.Close()
-		}
-	}()
-
-	// The board's processor, as in the in-process runs: its per-packet cost is
-	// what limits the fixed driver to the commit's 778 Mbit/s.
-	var cpu *netstack.CPU
-	if !o.noCPUModel {
-		cpu = netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)
-	}
-	boardTCP := netstack.LinuxTCP()
-	boardTCP.RACK = o.RACK
-	board, err := netstack.NewHost(netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
-		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1, CPU: cpu, TCP: &boardTCP})
-	if err != nil {
-		return 1, nil, err
-	}
-	boardOpen := true
-	defer func() {
-		if boardOpen {
-			board.Close()
-		}
-	}()
-
-	// The engine's loop, paced to the wall clock; it sleeps while nothing is
-	// due. Everything that touches the board from here on is an engine task.
-	stop := make(chan struct{})
-	machineDone := make(chan struct{})
-	go func() { _ = m.Run(stop, func() bool { return false }); close(machineDone) }()
-	machineRunning := true
-	stopMachine := func() {
-		if machineRunning {
-			close(stop)
-			<-machineDone
-			machineRunning = false
-		}
-	}
-	defer stopMachine()
-
+	defer r.close()
 	driver := o.Sim.Driver
 	if driver == "" {
 		driver = "fixed"
 	}
-	fmt.Fprintf(stderr, "mesonemu: board %s (%s driver) at %v, MAC %s, on TAP %s, real time\n",
-		s.Board.Name, driver, o.BoardIP, net.HardwareAddr(s.Board.MAC[:]), dev.Name())
+	fmt.Fprintf(o.Stderr, "mesonemu: board %s (%s driver) at %v, MAC %s, on TAP %s, real time\n",
+		r.s.Board.Name, driver, o.BoardIP, net.HardwareAddr(r.s.Board.MAC[:]), r.tapName)
+	code := r.serve(ctx)
+	if ctx.Err() == nil { // not after the user asked to stop
+		r.linger(ctx)
+	}
+	return r.finish(code)
+}
 
-	code := 0
+// withDefaults fills in the defaults and checks the board's address.
+func (o Options) withDefaults() (Options, error) {
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if !o.BoardIP.IsValid() {
+		o.BoardIP = DefaultBoardIP
+	}
+	if !o.BoardIP.Addr().Is4() {
+		return o, fmt.Errorf("board address %v: want IPv4", o.BoardIP)
+	}
+	if o.CC == "" {
+		o.CC = "cubic"
+	}
+	return o, nil
+}
+
+// session is one Run's machine and what hangs off it; close tears down
+// whatever is still up, in order.
+type session struct {
+	o       Options
+	tapName string
+	dev     *Device // until the bridge owns it
+	s       *sim.Sim
+	m       *emu.Machine
+	capt    *capture.Capture
+	bridge  *Bridge
+	board   *netstack.Host
+	stop    chan struct{} // closing it ends the engine's loop
+	stopped chan struct{} // closed when the loop has returned
+}
+
+// start boots the board on a wall-paced machine with the capture, the bridge
+// to dev and the board's stack, and starts the engine's loop. On error it has
+// closed everything, dev included.
+func start(o Options, dev *Device) (*session, error) {
+	r := &session{o: o, tapName: dev.Name(), dev: dev}
+	if err := r.build(); err != nil {
+		r.close()
+		return nil, err
+	}
+	// The engine's loop, paced to the wall clock; it sleeps while nothing is
+	// due. Everything that touches the board from here on is an engine task.
+	r.stop, r.stopped = make(chan struct{}), make(chan struct{})
+	go func() { _ = r.m.Run(r.stop, func() bool { return false }); close(r.stopped) }()
+	return r, nil
+}
+
+func (r *session) build() error {
+	// The host keeps real time, so the machine does from power-on: the
+	// board's boot and autonegotiation take their real 2 s.
+	r.o.Sim.Clock = emu.WallPaced
+	s, err := sim.New(r.o.Sim)
+	if err != nil {
+		return err
+	}
+	r.s, r.m = s, s.HW.M
+	if r.o.PcapPath != "" {
+		r.capt, err = capture.Create(r.o.PcapPath, s.Board.Name+" rgmii", "mesonemu "+s.Board.Name+" wire, TAP "+r.tapName,
+			time.Now().UnixNano()-int64(r.m.Now()))
+		if err != nil {
+			return err
+		}
+		s.HW.AddTap(r.capt.Tap)
+	}
+	r.bridge = NewBridge(r.m, s.HW.FarEnd, r.dev, BridgeConfig{})
+	r.dev = nil // the bridge owns it now
+	// The board's processor, as in the in-process runs: its per-packet cost is
+	// what limits the fixed driver to the commit's 778 Mbit/s.
+	var cpu *netstack.CPU
+	if !r.o.noCPUModel {
+		cpu = netstack.NewCPU(r.m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)
+	}
+	boardTCP := netstack.LinuxTCP()
+	boardTCP.RACK = r.o.RACK
+	r.board, err = netstack.NewHost(netstack.HostConfig{Name: "board", Machine: r.m, Addr: r.o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
+		CC: r.o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(r.o.Sim.Seed)*2 + 1, CPU: cpu, TCP: &boardTCP})
+	return err
+}
+
+// serve runs the board's iperf3 (or, without one, waits for ctx) and returns
+// its exit status. Ready is called once the board can be talked to.
+func (r *session) serve(ctx context.Context) int {
 	ready := func() {
-		if o.Ready != nil {
-			o.Ready(dev.Name())
+		if r.o.Ready != nil {
+			r.o.Ready(r.tapName)
 		}
 	}
-	if len(o.Iperf3Args) == 0 {
+	if len(r.o.Iperf3Args) == 0 {
 		ready()
 		<-ctx.Done()
-	} else {
-		env := iperf3.Env{
-			Dial: board.Dial,
-			Listen: func(ctx context.Context, port int) (net.Listener, error) {
-				if port < 1 || port > 65535 {
-					return nil, fmt.Errorf("port %d: want 1..65535", port)
-				}
-				ln, err := board.Listen(uint16(port))
-				if err == nil {
-					ready()
-				}
-				return ln, err
-			},
-			Clock: netstack.NewClock(m), TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC),
-			Stdout: stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: netstack.Sched{M: m},
-		}
-		if cfg, _ := iperf3.ParseArgs(o.Iperf3Args); cfg.Mode == iperf3.ModeClient {
-			ready()
-		}
-		awaitTask(ctx, m, "board iperf3", func() { code = iperf3.Main(ctx, o.Iperf3Args, env) })
+		return 0
 	}
+	env := iperf3.Env{
+		Dial: r.board.Dial,
+		Listen: func(ctx context.Context, port int) (net.Listener, error) {
+			if port < 1 || port > 65535 {
+				return nil, fmt.Errorf("port %d: want 1..65535", port)
+			}
+			ln, err := r.board.Listen(uint16(port))
+			if err == nil {
+				ready()
+			}
+			return ln, err
+		},
+		Clock: netstack.NewClock(r.m), TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(r.o.CC),
+		Stdout: r.o.Stdout, Stderr: r.o.Stderr, Seed: r.o.Sim.Seed + 7, Sched: netstack.Sched{M: r.m},
+	}
+	if cfg, _ := iperf3.ParseArgs(r.o.Iperf3Args); cfg.Mode == iperf3.ModeClient {
+		ready()
+	}
+	code := 0
+	awaitTask(ctx, r.m, "board iperf3", func() { code = iperf3.Main(ctx, r.o.Iperf3Args, env) })
+	return code
+}
 
-	// iperf3 has ended; its last message (IPERF_DONE, a FIN) may have been
-	// lost on the wire, and the host's iperf3 waits for it. The board's stack
-	// keeps retransmitting until the host has acknowledged everything, as
-	// Linux does after a program exits. Not after ctx ended (the user asked to
-	// stop).
-	if ctx.Err() == nil {
-		unsettled := 0
-		awaitTask(ctx, m, "linger", func() { unsettled = board.Linger(ctx, lingerLimit) })
-		if unsettled != 0 {
-			fmt.Fprintf(stderr, "mesonemu: %d connection(s) still had unacknowledged data or FIN %v after iperf3 ended; "+
-				"the board stops with them unsettled\n", unsettled, lingerLimit)
-		}
+// linger: iperf3 has ended, but its last message (IPERF_DONE, a FIN) may have
+// been lost on the wire while the host's iperf3 waits for it. The board's
+// stack keeps retransmitting until the host has acknowledged everything, as
+// Linux does after a program exits.
+func (r *session) linger(ctx context.Context) {
+	unsettled := 0
+	awaitTask(ctx, r.m, "linger", func() { unsettled = r.board.Linger(ctx, lingerLimit) })
+	if unsettled != 0 {
+		fmt.Fprintf(r.o.Stderr, "mesonemu: %d connection(s) still had unacknowledged data or FIN %v after iperf3 ended; "+
+			"the board stops with them unsettled\n", unsettled, lingerLimit)
 	}
-	// The stack's last frames (the ACK of the host's FIN) may still be
-	// crossing DMA, wire and bridge; give them 1000 frame times at 1 Gbit/s.
-	// Then the loop stops, and the stack, the bridge (closing the TAP) and
-	// the capture follow, when nothing can add to them.
+}
+
+// finish lets the stack's last frames (the ACK of the host's FIN) cross DMA,
+// wire and bridge (1000 frame times at 1 Gbit/s), then stops the loop and
+// closes the stack, the bridge (closing the TAP) and the capture, when nothing
+// can add to them, and returns the final counters.
+func (r *session) finish(code int) (int, *Counters, error) {
 	time.Sleep(drainTime)
-	stopMachine()
-	board.Close()
-	boardOpen = false
-	closeErr := bridge.Close()
-	bridgeOpen = false
-	c := bridge.Counters()
-	c.ClockLag = m.MaxLateness()
-	path := s.HW.Path()
-	fe := s.HW.FarEnd.Stats()
-	mac := s.HW.MACCounters()
-	c.Wire = WireCounters{
-		TxDamaged: path.TxWireDamaged, FarEndCRCErrors: fe.RxCRCErrors, FarEndAlignError: fe.RxAlignErrors,
-		RxDamaged: path.RxWireDamaged, BoardCRCErrors: mac.RxCRCErrors, BoardSFDLost: path.RxSFDLost,
-	}
+	r.stopMachine()
+	r.board.Close()
+	r.board = nil
+	closeErr := r.bridge.Close()
+	c := r.bridge.Counters()
+	r.bridge = nil
+	c.ClockLag = r.m.MaxLateness()
+	c.Wire = wireCounters(r.s)
 	var runErr error
 	if closeErr != nil && !errors.Is(closeErr, os.ErrClosed) {
-		runErr = fmt.Errorf("tap %s: close: %w", dev.Name(), closeErr)
+		runErr = fmt.Errorf("tap %s: close: %w", r.tapName, closeErr)
 	}
-	if capt != nil {
-		c.Wire.PcapFrames, c.Wire.PcapBadFCS, c.Wire.PcapSFDErrors = capt.Frames, capt.BadFCS, capt.SFDErrors
-		err := capt.Close()
+	if r.capt != nil {
+		c.Wire.PcapFrames, c.Wire.PcapBadFCS, c.Wire.PcapSFDErrors = r.capt.Frames, r.capt.BadFCS, r.capt.SFDErrors
+		err := r.capt.Close()
+		r.capt = nil
 		if err != nil {
-			runErr = errors.Join(runErr, fmt.Errorf("pcap %s: %w", o.PcapPath, err))
+			runErr = errors.Join(runErr, fmt.Errorf("pcap %s: %w", r.o.PcapPath, err))
 			if code == 0 {
 				code = 1
 			}
 		}
 	}
 	return code, &c, runErr
+}
+
+// wireCounters collects what the wire and both NICs saw go wrong.
+func wireCounters(s *sim.Sim) WireCounters {
+	path := s.HW.Path()
+	fe := s.HW.FarEnd.Stats()
+	mac := s.HW.MACCounters()
+	return WireCounters{
+		TxDamaged: path.TxWireDamaged, FarEndCRCErrors: fe.RxCRCErrors, FarEndAlignError: fe.RxAlignErrors,
+		RxDamaged: path.RxWireDamaged, BoardCRCErrors: mac.RxCRCErrors, BoardSFDLost: path.RxSFDLost,
+	}
+}
+
+func (r *session) stopMachine() {
+	if r.stop != nil {
+		close(r.stop)
+		<-r.stopped
+		r.stop = nil
+	}
+}
+
+// close tears down what finish has not (all of it after an error or panic).
+func (r *session) close() {
+	r.stopMachine()
+	if r.board != nil {
+		r.board.Close()
+	}
+	if r.bridge != nil {
+		r.bridge.Close()
+	}
+	if r.dev != nil {
+		r.dev.Close()
+	}
+	if r.capt != nil {
+		r.capt.Close()
+	}
+	if r.m != nil {
+		r.m.Stop()
+	}
 }
 
 // awaitTask runs fn as a task on the running engine and waits for it (or ctx).
