@@ -68,6 +68,22 @@ func TestModelFieldsAreTableFields(t *testing.T) {
 	}
 }
 
+const offCRCErrors = mmcBase + 0x94 // mmc_rx_crc_error
+
+// countCRC programs MMC_CNTRL, counts three CRC errors and reads the counter once
+// if read is set.
+func countCRC(ctl uint32, read bool) func(r *rig) {
+	return func(r *rig) {
+		r.w(offMMCCntrl, ctl)
+		r.m.Lock()
+		r.mac.mmcAdd(mmcRxCRCError, 3)
+		r.m.Unlock()
+		if read {
+			r.rd(offCRCErrors)
+		}
+	}
+}
+
 // TestDeclaredSideEffects drives the registers whose hooks other tests do not reach
 // and checks what the guest sees afterwards.
 func TestDeclaredSideEffects(t *testing.T) {
@@ -82,25 +98,9 @@ func TestDeclaredSideEffects(t *testing.T) {
 		{"TX poll demand reads 0", func(r *rig) { r.w(offTxPoll, 0xffff_ffff) }, offTxPoll, 0},
 		{"RX poll demand reads 0", func(r *rig) { r.w(offRxPoll, 0xffff_ffff) }, offRxPoll, 0},
 		{"MMC counter ignores guest writes", func(r *rig) { r.w(mmcBase+0x18, 123) }, mmcBase + 0x18, 0},
-		{"MMC counter keeps its value on read without RSTONRD", func(r *rig) {
-			r.m.Lock()
-			r.mac.mmcAdd(mmcRxCRCError, 3)
-			r.m.Unlock()
-			r.rd(mmcBase + 0x94)
-		}, mmcBase + 0x94, 3},
-		{"MMC counter clears on read with RSTONRD", func(r *rig) {
-			r.w(offMMCCntrl, mmcRstOnRead.Mask())
-			r.m.Lock()
-			r.mac.mmcAdd(mmcRxCRCError, 3)
-			r.m.Unlock()
-			r.rd(mmcBase + 0x94)
-		}, mmcBase + 0x94, 0},
-		{"MMC freeze stops counting", func(r *rig) {
-			r.w(offMMCCntrl, mmcCntFreeze.Mask())
-			r.m.Lock()
-			r.mac.mmcAdd(mmcRxCRCError, 3)
-			r.m.Unlock()
-		}, mmcBase + 0x94, 0},
+		{"MMC counter keeps its value on read without RSTONRD", countCRC(0, true), offCRCErrors, 3},
+		{"MMC counter clears on read with RSTONRD", countCRC(mmcRstOnRead.Mask(), true), offCRCErrors, 0},
+		{"MMC freeze stops counting", countCRC(mmcCntFreeze.Mask(), false), offCRCErrors, 0},
 		{"missed-frame FIFO counter counts in bits 27:17", func(r *rig) {
 			r.m.Lock()
 			r.mac.countOverflowMiss()
