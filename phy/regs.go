@@ -127,16 +127,14 @@ func as(f reg.Field, acc reg.Access, doc string) reg.Field {
 func off(n uint8) uint32 { return uint32(n) * 4 }
 
 // blocks are the model's register tables, bound to this instance's hooks: the base
-// block (rtl8211f.md §1, §6), then the pages in extPages order.
+// block, then the pages in extPages order.
 func (p *RTL8211F) blocks() []reg.Block {
-	lpa := make([]reg.Field, 0, len(advFields)+1)
-	for _, f := range advFields {
-		if f == advNextPage {
-			lpa = append(lpa, lpaAck)
-		}
-		lpa = append(lpa, as(f, reg.RO, ""))
-	}
-	return []reg.Block{{Name: "rtl8211f", Registers: []reg.Register{
+	return append([]reg.Block{{Name: "rtl8211f", Registers: p.baseRegisters()}}, p.pageBlocks()...)
+}
+
+// baseRegisters are the page-independent registers (rtl8211f.md §1, §6).
+func (p *RTL8211F) baseRegisters() []reg.Register {
+	regs := []reg.Register{
 		{Name: "BMCR", Offset: off(regBMCR), Reset: 0x1140,
 			Doc: "basic mode control; power-on: AN enabled, 1000 Mbit/s full duplex",
 			Fields: []reg.Field{
@@ -175,6 +173,33 @@ func (p *RTL8211F) blocks() []reg.Block {
 				fld("MODEL", 9, 4, reg.RO, ""),
 				fld("OUI_LSB", 15, 10, reg.RO, ""),
 			}},
+	}
+	regs = append(regs, autonegRegisters()...)
+	return append(regs, []reg.Register{
+		{Name: "ESTATUS", Offset: off(regESTATUS), Reset: 0x3000,
+			Fields: []reg.Field{
+				fld("1000THALF", 12, 12, reg.RO, ""),
+				fld("1000TFULL", 13, 13, reg.RO, ""),
+				fld("1000XHALF", 14, 14, reg.RO, ""),
+				fld("1000XFULL", 15, 15, reg.RO, ""),
+			}},
+		{Name: "PAGSR", Offset: off(regPAGSR), Reset: 0,
+			Doc:    "page select for registers 0x10-0x1e",
+			Fields: []reg.Field{fld("PAGE", 11, 0, reg.RW, "12-bit page number (width assumed)")}},
+	}...)
+}
+
+// autonegRegisters are ANAR, ANLPAR (ANAR's layout, read-only, with the
+// acknowledge bit), ANER and the 1000BASE-T control and status.
+func autonegRegisters() []reg.Register {
+	lpa := make([]reg.Field, 0, len(advFields)+1)
+	for _, f := range advFields {
+		if f == advNextPage {
+			lpa = append(lpa, lpaAck)
+		}
+		lpa = append(lpa, as(f, reg.RO, ""))
+	}
+	return []reg.Register{
 		{Name: "ANAR", Offset: off(regANAR), Reset: 0x01e1,
 			Doc:    "AN advertisement; power-on: 10/100 half and full, no pause (assumption)",
 			Fields: advFields},
@@ -206,17 +231,12 @@ func (p *RTL8211F) blocks() []reg.Block {
 				fld("MSRES", 14, 14, reg.RO, "master/slave resolution: 1 master (model: slave)"),
 				fld("MSFAIL", 15, 15, reg.RO, "master/slave fault (never set)"),
 			}},
-		{Name: "ESTATUS", Offset: off(regESTATUS), Reset: 0x3000,
-			Fields: []reg.Field{
-				fld("1000THALF", 12, 12, reg.RO, ""),
-				fld("1000TFULL", 13, 13, reg.RO, ""),
-				fld("1000XHALF", 14, 14, reg.RO, ""),
-				fld("1000XFULL", 15, 15, reg.RO, ""),
-			}},
-		{Name: "PAGSR", Offset: off(regPAGSR), Reset: 0,
-			Doc:    "page select for registers 0x10-0x1e",
-			Fields: []reg.Field{fld("PAGE", 11, 0, reg.RW, "12-bit page number (width assumed)")}},
-	}}, {
+	}
+}
+
+// pageBlocks are the extended pages the model implements, in extPages order.
+func (p *RTL8211F) pageBlocks() []reg.Block {
+	return []reg.Block{{
 		// Page 0xa42: the interrupt enable register (rtl8211f.md §4).
 		Name: "rtl8211f.page0xa42", Registers: []reg.Register{
 			{Name: "INER", Offset: off(regINER), Reset: 0,

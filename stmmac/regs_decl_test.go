@@ -1,6 +1,7 @@
 package stmmac
 
 import (
+	"slices"
 	"testing"
 
 	"mesonemu/reg"
@@ -52,6 +53,20 @@ func TestModelFieldsAreTableFields(t *testing.T) {
 	// Address 0's AE is the same bit, read-only.
 	if ae := byName["GMAC_ADDR_HIGH0"].Field("AE"); ae == nil || ae.Mask() != addrAE.Mask() || ae.Access != reg.RO {
 		t.Errorf("GMAC_ADDR_HIGH0.AE = %+v", ae)
+	}
+	// Enables and masks gate the status bit at the same position.
+	for _, g := range []struct {
+		gate, status string
+		want         uint32
+	}{{"DMA_INTR_ENA", "DMA_STATUS", 0x0001_e7ff}, {"GMAC_INT_MASK", "GMAC_INT_STATUS", 0x0000_060f}} {
+		for _, f := range byName[g.gate].Fields {
+			if !slices.ContainsFunc(byName[g.status].Fields, func(s reg.Field) bool { return s.Mask() == f.Mask() }) {
+				t.Errorf("%s.%s gates no %s field", g.gate, f.Name, g.status)
+			}
+		}
+		if got := reg.Masks(byName[g.gate].Fields...); got != g.want {
+			t.Errorf("%s bits %#x, want %#x", g.gate, got, g.want)
+		}
 	}
 	// The derived source sets are exactly the databook's bits.
 	for _, m := range []struct {

@@ -89,6 +89,12 @@ var riwtCount = fld("RIWT", 7, 0, reg.RW, "RI delay for DIC frames, x256 CSR clo
 // dmaRegisters is the DMA register table of this instance, with the side effects of
 // guest accesses as hooks; DMA_HW_FEATURE's reset value is Config's.
 func (c *MAC) dmaRegisters() []reg.Register {
+	return append(c.dmaEngineRegisters(), dmaBusRegisters(c.cfg.HWFeature)...)
+}
+
+// dmaEngineRegisters are the registers that start, stop and steer the engines and
+// the interrupt line.
+func (c *MAC) dmaEngineRegisters() []reg.Register {
 	updateIRQ := func(_, _ uint32) { c.updateIRQ() }
 	return []reg.Register{
 		{Name: "DMA_BUS_MODE", Offset: offBusMode, Reset: busModeReset, AfterWrite: func(_, cur uint32) {
@@ -149,17 +155,24 @@ func (c *MAC) dmaRegisters() []reg.Register {
 			fld("DT", 26, 26, reg.RW, "do not drop TCP/IP checksum error frames"),
 		}},
 		{Name: "DMA_INTR_ENA", Offset: offIntEnable, AfterWrite: updateIRQ, Fields: []reg.Field{
-			fld("TIE", 0, 0, reg.RW, ""), fld("TSE", 1, 1, reg.RW, ""), fld("TUE", 2, 2, reg.RW, ""),
-			fld("TJE", 3, 3, reg.RW, ""), fld("OVE", 4, 4, reg.RW, ""), fld("UNE", 5, 5, reg.RW, ""),
-			fld("RIE", 6, 6, reg.RW, ""), fld("RUE", 7, 7, reg.RW, ""), fld("RSE", 8, 8, reg.RW, ""),
-			fld("RWE", 9, 9, reg.RW, ""), fld("ETE", 10, 10, reg.RW, ""), fld("FBE", 13, 13, reg.RW, ""),
-			fld("ERE", 14, 14, reg.RW, ""), fld("AIE", 15, 15, reg.RW, "abnormal summary enable"),
-			fld("NIE", 16, 16, reg.RW, "normal summary enable"),
+			sameBit(stTI, "TIE", ""), sameBit(stTPS, "TSE", ""), sameBit(stTU, "TUE", ""),
+			sameBit(stTJT, "TJE", ""), sameBit(stOVF, "OVE", ""), sameBit(stUNF, "UNE", ""),
+			sameBit(stRI, "RIE", ""), sameBit(stRU, "RUE", ""), sameBit(stRPS, "RSE", ""),
+			sameBit(stRWT, "RWE", ""), sameBit(stETI, "ETE", ""), sameBit(stFBI, "FBE", ""),
+			sameBit(stERI, "ERE", ""), sameBit(stAIS, "AIE", "abnormal summary enable"),
+			sameBit(stNIS, "NIE", "normal summary enable"),
 		}},
 		{Name: "DMA_MISSED_FRAME_CTR", Offset: offMissed, Fields: []reg.Field{
 			missedCount, missedOverflow, missedFIFOCount, missedFIFOOverflw,
 		}},
 		{Name: "DMA_RX_WATCHDOG", Offset: offRIWT, Fields: []reg.Field{riwtCount}},
+	}
+}
+
+// dmaBusRegisters are the AXI settings, the engines' current positions and the
+// feature word: storage and read-only state without side effects.
+func dmaBusRegisters(hwFeature uint32) []reg.Register {
+	return []reg.Register{
 		{Name: "DMA_AXI_BUS_MODE", Offset: 0x1028, Reset: axiBusModeReset, Fields: []reg.Field{
 			fld("UNDEF", 0, 0, reg.RW, ""), fld("BLEN4", 1, 1, reg.RW, ""), fld("BLEN8", 2, 2, reg.RW, ""),
 			fld("BLEN16", 3, 3, reg.RW, ""), fld("BLEN32", 4, 4, reg.RW, ""), fld("BLEN64", 5, 5, reg.RW, ""),
@@ -172,7 +185,7 @@ func (c *MAC) dmaRegisters() []reg.Register {
 		{Name: "DMA_HOST_RX_DESC", Offset: offCurRxDesc, Fields: []reg.Field{fld("ADDR", 31, 0, reg.RO, "current RX descriptor")}},
 		{Name: "DMA_CUR_TX_BUF_ADDR", Offset: offCurTxBuf, Fields: []reg.Field{fld("ADDR", 31, 0, reg.RO, "current TX buffer")}},
 		{Name: "DMA_CUR_RX_BUF_ADDR", Offset: offCurRxBuf, Fields: []reg.Field{fld("ADDR", 31, 0, reg.RO, "current RX buffer")}},
-		{Name: "DMA_HW_FEATURE", Offset: offHWFeature, Reset: c.cfg.HWFeature, Fields: []reg.Field{
+		{Name: "DMA_HW_FEATURE", Offset: offHWFeature, Reset: hwFeature, Fields: []reg.Field{
 			fld("MIISEL", 0, 0, reg.RO, "10/100"), fld("GMIISEL", 1, 1, reg.RO, "1000"),
 			fld("HDSEL", 2, 2, reg.RO, "half duplex"), fld("HASHSEL", 4, 4, reg.RO, "hash filter"),
 			fld("ADDMACADRSEL", 5, 5, reg.RO, "multiple MAC addresses"), fld("PCSSEL", 6, 6, reg.RO, "PCS"),

@@ -76,13 +76,16 @@ var (
 	pmtRWKFILTRST = fld("RWKFILTRST", 31, 31, reg.SC, "wake-up filter pointer reset")
 )
 
-// GMAC_INT_STATUS: the sources that can assert the line when unmasked.
+// GMAC_INT_STATUS: the sources that can assert the line when unmasked. GMAC_INT_MASK
+// masks the same bits (sameBit).
 var (
-	intRGMII = fld("RGSMIIIS", 0, 0, reg.RO, "RGMII link status changed (cleared by reading GMAC_S_R_GMII)")
-	intPMT   = fld("PMTIS", 3, 3, reg.RO, "PMT")
-	intMMC   = fld("MMCIS", 4, 4, reg.RO, "MMC")
-	intTS    = fld("TSIS", 9, 9, reg.RO, "timestamp")
-	intLPI   = fld("LPIIS", 10, 10, reg.RO, "LPI")
+	intRGMII   = fld("RGSMIIIS", 0, 0, reg.RO, "RGMII link status changed (cleared by reading GMAC_S_R_GMII)")
+	intPCSLink = fld("PCSLCHGIS", 1, 1, reg.RO, "PCS link change")
+	intPCSAN   = fld("PCSANCIS", 2, 2, reg.RO, "PCS AN complete")
+	intPMT     = fld("PMTIS", 3, 3, reg.RO, "PMT")
+	intMMC     = fld("MMCIS", 4, 4, reg.RO, "MMC")
+	intTS      = fld("TSIS", 9, 9, reg.RO, "timestamp")
+	intLPI     = fld("LPIIS", 10, 10, reg.RO, "LPI")
 
 	intSources = reg.Masks(intRGMII, intPMT, intMMC, intTS, intLPI)
 )
@@ -106,11 +109,17 @@ func fld(name string, hi, lo uint8, acc reg.Access, doc string) reg.Field {
 	return reg.Field{Name: name, Hi: hi, Lo: lo, Access: acc, Doc: doc}
 }
 
+// sameBit is the read-write field of an enable or mask register at the bits of
+// the status field it gates (DMA_INTR_ENA for DMA_STATUS, GMAC_INT_MASK for
+// GMAC_INT_STATUS), so the two layouts are declared once.
+func sameBit(status reg.Field, name, doc string) reg.Field {
+	return fld(name, status.Hi, status.Lo, reg.RW, doc)
+}
+
 // macRegisters is the MAC register table (0x0000-0x00ff) of this instance, with the
 // side effects of guest accesses as hooks. Reset values are the databook's, the
 // version is Config's.
 func (c *MAC) macRegisters() []reg.Register {
-	updateIRQ := func(_, _ uint32) { c.updateIRQ() }
 	regs := []reg.Register{
 		{Name: "GMAC_CONTROL", Offset: offMACConfig, Fields: []reg.Field{
 			cfgRE, cfgTE,
@@ -156,6 +165,20 @@ func (c *MAC) macRegisters() []reg.Register {
 			fld("DZPQ", 7, 7, reg.RW, "disable zero-quanta pause"),
 			fld("PT", 31, 16, reg.RW, "pause time"),
 		}},
+	}
+	regs = append(regs, c.macStatusRegisters()...)
+	regs = append(regs, addressRegisters()...)
+	regs = append(regs, reg.Register{Name: "GMAC_S_R_GMII", Offset: offRGMIIStatus,
+		Fields:    []reg.Field{rgmiiFullDuplex, rgmiiSpeed, rgmiiLinkUp},
+		AfterRead: func(uint32) { c.ackRGMIIChange() }})
+	return regs
+}
+
+// macStatusRegisters are the VLAN tag, the identification, power management and LPI
+// registers and the MAC's interrupt status and mask.
+func (c *MAC) macStatusRegisters() []reg.Register {
+	updateIRQ := func(_, _ uint32) { c.updateIRQ() }
+	return []reg.Register{
 		{Name: "GMAC_VLAN_TAG", Offset: 0x1c, Fields: []reg.Field{
 			fld("VL", 15, 0, reg.RW, "VLAN tag"),
 			fld("ETV", 16, 16, reg.RW, "12-bit VLAN compare"),
@@ -193,8 +216,7 @@ func (c *MAC) macRegisters() []reg.Register {
 		}},
 		{Name: "GMAC_INT_STATUS", Offset: offIntStatus, Fields: []reg.Field{
 			intRGMII,
-			fld("PCSLCHGIS", 1, 1, reg.RO, "PCS link change"),
-			fld("PCSANCIS", 2, 2, reg.RO, "PCS AN complete"),
+			intPCSLink, intPCSAN,
 			intPMT, intMMC,
 			fld("MMCRXIS", 5, 5, reg.RO, "MMC RX"),
 			fld("MMCTXIS", 6, 6, reg.RO, "MMC TX"),
@@ -203,14 +225,20 @@ func (c *MAC) macRegisters() []reg.Register {
 		}},
 		// The mask gates the MAC's status into GLI and the line combinationally.
 		{Name: "GMAC_INT_MASK", Offset: offIntMask, AfterWrite: updateIRQ, Fields: []reg.Field{
-			fld("RGSMIIIM", 0, 0, reg.RW, "mask RGMII"),
-			fld("PCSLCHGIM", 1, 1, reg.RW, "mask PCS link"),
-			fld("PCSANCIM", 2, 2, reg.RW, "mask PCS AN"),
-			fld("PMTIM", 3, 3, reg.RW, "mask PMT"),
-			fld("TSIM", 9, 9, reg.RW, "mask timestamp"),
-			fld("LPIIM", 10, 10, reg.RW, "mask LPI"),
+			sameBit(intRGMII, "RGSMIIIM", "mask RGMII"),
+			sameBit(intPCSLink, "PCSLCHGIM", "mask PCS link"),
+			sameBit(intPCSAN, "PCSANCIM", "mask PCS AN"),
+			sameBit(intPMT, "PMTIM", "mask PMT"),
+			sameBit(intTS, "TSIM", "mask timestamp"),
+			sameBit(intLPI, "LPIIM", "mask LPI"),
 		}},
 	}
+}
+
+// addressRegisters are the MAC address pairs 0..macAddrRegs-1; address 0 is always
+// enabled and has no byte mask.
+func addressRegisters() []reg.Register {
+	var regs []reg.Register
 	for n := 0; n < macAddrRegs; n++ {
 		high := reg.Register{Name: fmt.Sprintf("GMAC_ADDR_HIGH%d", n), Offset: offAddr0High + uint32(8*n),
 			Reset: 0x0000ffff, Fields: []reg.Field{addrHI}}
@@ -226,9 +254,6 @@ func (c *MAC) macRegisters() []reg.Register {
 			Reset: 0xffffffff, Fields: []reg.Field{fld("ADDRLO", 31, 0, reg.RW, "address bytes 3:0")}}
 		regs = append(regs, high, low)
 	}
-	regs = append(regs, reg.Register{Name: "GMAC_S_R_GMII", Offset: offRGMIIStatus,
-		Fields:    []reg.Field{rgmiiFullDuplex, rgmiiSpeed, rgmiiLinkUp},
-		AfterRead: func(uint32) { c.ackRGMIIChange() }})
 	return regs
 }
 
