@@ -33,31 +33,25 @@ func (p *RTL8211F) RegName(r uint8) string {
 // now; INSR is not cleared).
 func (p *RTL8211F) Dump() string {
 	var b strings.Builder
-	dumpFile(&b, "", p.base, func(r *reg.Register, v uint32) uint32 {
-		if r.Offset == off(regBMSR) {
-			return uint32(p.bmsr())
-		}
-		return v
-	})
+	dumpFile(&b, "", p.base)
 	pages := make([]int, 0, len(p.pages))
 	for page := range p.pages {
 		pages = append(pages, int(page))
 	}
 	sort.Ints(pages)
 	for _, page := range pages {
-		dumpFile(&b, fmt.Sprintf("page %#x ", page), p.pages[uint16(page)], nil)
+		dumpFile(&b, fmt.Sprintf("page %#x ", page), p.pages[uint16(page)])
 	}
 	return b.String()
 }
 
-func dumpFile(b *strings.Builder, prefix string, f *reg.File, fix func(*reg.Register, uint32) uint32) {
+// dumpFile prints each register of f as a read would show it (Value hooks
+// applied), without the read's side effects.
+func dumpFile(b *strings.Builder, prefix string, f *reg.File) {
 	blk := f.Block()
 	for i := range blk.Registers {
 		r := &blk.Registers[i]
-		v := f.Get(r.Offset)
-		if fix != nil {
-			v = fix(r, v)
-		}
+		v, _ := f.Read(r.Offset)
 		fmt.Fprintf(b, "%sreg %#02x ", prefix, r.Offset/4)
 		b.WriteString(reg.Format(r, v))
 	}

@@ -5,6 +5,7 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/mdio"
+	"mesonemu/reg"
 )
 
 // rig is a PHY on an MDIO bus at address 0, accessed as the MAC would: one
@@ -30,6 +31,9 @@ func newRig(t *testing.T, cfg Config) *rig {
 	bus.Attach(0, p)
 	return &rig{t: t, m: m, p: p, bus: bus, irq: irq}
 }
+
+// bit16 is a field's mask as the 16-bit MDIO value shows it.
+func bit16(f reg.Field) uint16 { return uint16(f.Mask()) }
 
 func (r *rig) rd(reg uint8) uint16 {
 	r.m.Lock()

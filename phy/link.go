@@ -1,5 +1,7 @@
 package phy
 
+import "mesonemu/reg"
+
 // Link bring-up: autonegotiation, forced mode, link loss and the link-change
 // interrupt. All of it runs with the machine lock held.
 
@@ -7,9 +9,9 @@ package phy
 func (p *RTL8211F) startLink() {
 	bmcr := p.base.Get(off(regBMCR))
 	switch {
-	case bmcr&bmcrPowerDown != 0:
+	case bmcr&bmcrPowerDown.Mask() != 0:
 		p.stopLink()
-	case bmcr&bmcrANEnable != 0:
+	case bmcr&bmcrANEnable.Mask() != 0:
 		p.startAutoneg()
 	default:
 		p.startForced()
@@ -53,14 +55,14 @@ func (p *RTL8211F) autonegDone() {
 	p.base.Set(off(regANLPAR), uint32(p.partnerPage(partner)))
 	gbsr := uint32(0)
 	if partner&Mode1000Full != 0 {
-		gbsr |= gbsrLP1000Full
+		gbsr |= gbsrLP1000Full.Mask()
 	}
 	if partner&Mode1000Half != 0 {
-		gbsr |= gbsrLP1000Half
+		gbsr |= gbsrLP1000Half.Mask()
 	}
-	aner := p.base.Get(off(regANER)) | anerLPANAble
+	aner := p.base.Get(off(regANER)) | anerLPANAble.Mask()
 	if partner&(Mode1000Full|Mode1000Half) != 0 {
-		aner |= anerLPNPAble
+		aner |= anerLPNPAble.Mask()
 	}
 	p.base.Set(off(regANER), aner)
 	speed, full, ok := (p.localModes() & partner).Best()
@@ -72,7 +74,7 @@ func (p *RTL8211F) autonegDone() {
 	if speed == 1000 {
 		// Both PMAs trained: local and remote receiver OK. Master/slave
 		// resolution reads as slave (bit 14 clear), fault bit 15 clear.
-		gbsr |= gbsrLocalRxOK | gbsrRemoteRxOK
+		gbsr |= reg.Masks(gbsrLocalRxOK, gbsrRemoteRxOK)
 	}
 	p.base.Set(off(regGBSR), gbsr)
 	setBit(p.base, regBMSR, bmsrANComplete, true)
@@ -83,25 +85,21 @@ func (p *RTL8211F) autonegDone() {
 // 10/100 abilities, pause, the acknowledge bit and, when it is 1000BASE-T
 // capable, next page (the 1000BASE-T abilities travel in next pages).
 func (p *RTL8211F) partnerPage(partner Modes) uint16 {
-	v := uint16(advSelector802_3 | lpaAck)
+	v := advSelector.Set(lpaAck.Mask(), selector802_3)
 	for _, b := range []struct {
-		mode Modes
-		bit  uint16
-	}{{Mode10Half, adv10Half}, {Mode10Full, adv10Full}, {Mode100Half, adv100Half}, {Mode100Full, adv100Full}} {
-		if partner&b.mode != 0 {
-			v |= b.bit
+		on  bool
+		bit reg.Field
+	}{
+		{partner&Mode10Half != 0, adv10Half}, {partner&Mode10Full != 0, adv10Full},
+		{partner&Mode100Half != 0, adv100Half}, {partner&Mode100Full != 0, adv100Full},
+		{p.cfg.Partner.Pause, advPause}, {p.cfg.Partner.AsymPause, advAsymPause},
+		{partner&(Mode1000Full|Mode1000Half) != 0, advNextPage},
+	} {
+		if b.on {
+			v |= b.bit.Mask()
 		}
 	}
-	if p.cfg.Partner.Pause {
-		v |= advPause
-	}
-	if p.cfg.Partner.AsymPause {
-		v |= advAsymPause
-	}
-	if partner&(Mode1000Full|Mode1000Half) != 0 {
-		v |= advNextPage
-	}
-	return v
+	return uint16(v)
 }
 
 // localModes is the local advertisement from ANAR and GBCR.
@@ -111,14 +109,14 @@ func (p *RTL8211F) localModes() Modes {
 	var m Modes
 	for _, b := range []struct {
 		v    uint32
-		bit  uint32
+		bit  reg.Field
 		mode Modes
 	}{
 		{anar, adv10Half, Mode10Half}, {anar, adv10Full, Mode10Full},
 		{anar, adv100Half, Mode100Half}, {anar, adv100Full, Mode100Full},
 		{gbcr, gbcr1000Half, Mode1000Half}, {gbcr, gbcr1000Full, Mode1000Full},
 	} {
-		if b.v&b.bit != 0 {
+		if b.v&b.bit.Mask() != 0 {
 			m |= b.mode
 		}
 	}
@@ -140,14 +138,14 @@ func (p *RTL8211F) startForced() {
 
 func (p *RTL8211F) forcedDone() {
 	bmcr := p.base.Get(off(regBMCR))
-	if !p.cable || bmcr&(bmcrANEnable|bmcrPowerDown) != 0 {
+	if !p.cable || bmcr&reg.Masks(bmcrANEnable, bmcrPowerDown) != 0 {
 		return
 	}
 	var speed int
-	switch bmcr & (bmcrSpeed100 | bmcrSpeed1000) {
+	switch bmcr & reg.Masks(bmcrSpeed100, bmcrSpeed1000) {
 	case 0:
 		speed = 10
-	case bmcrSpeed100:
+	case bmcrSpeed100.Mask():
 		speed = 100
 	default:
 		return
@@ -155,7 +153,7 @@ func (p *RTL8211F) forcedDone() {
 	if !p.cfg.Partner.Modes.Limit(p.cfg.Partner.MaxSpeed).Speed(speed) {
 		return
 	}
-	p.linkUp(LinkState{Up: true, Speed: speed, FullDuplex: bmcr&bmcrFullDplx != 0})
+	p.linkUp(LinkState{Up: true, Speed: speed, FullDuplex: bmcr&bmcrFullDplx.Mask() != 0})
 }
 
 // linkUp records a new link and raises the link-change interrupt.
@@ -172,7 +170,7 @@ func (p *RTL8211F) linkDown() {
 	setBit(p.base, regBMSR, bmsrANComplete, false)
 	p.base.Set(off(regANLPAR), 0)
 	p.base.Set(off(regGBSR), 0)
-	p.base.Set(off(regANER), p.base.Get(off(regANER))&^(anerLPANAble|anerLPNPAble))
+	p.base.Set(off(regANER), p.base.Get(off(regANER))&^reg.Masks(anerLPANAble, anerLPNPAble))
 	if !p.media.Up {
 		return
 	}
@@ -186,15 +184,15 @@ func (p *RTL8211F) linkDown() {
 func (p *RTL8211F) setPHYSR() {
 	var v uint32
 	if p.media.Up {
-		v = physrLink | physrSpeedResolv
+		v = reg.Masks(physrLink, physrSpeedResolv)
 		if p.media.FullDuplex {
-			v |= physrFullDuplex
+			v |= physrFullDuplex.Mask()
 		}
 		switch p.media.Speed {
 		case 100:
-			v |= 1 << physrSpeedShift
+			v = physrSpeed.Set(v, 1)
 		case 1000:
-			v |= 2 << physrSpeedShift
+			v = physrSpeed.Set(v, 2)
 		}
 	}
 	p.pages[pageStatus].Set(off(regPHYSR), v)
@@ -203,11 +201,11 @@ func (p *RTL8211F) setPHYSR() {
 // linkChanged latches INSR's link bit when INER enables it and drives the
 // interrupt line (rtl8211f.md §4: latch only with INER bit 4 set).
 func (p *RTL8211F) linkChanged() {
-	if p.pages[pageIntr].Get(off(regINER))&intrLinkChange == 0 {
+	if p.pages[pageIntr].Get(off(regINER))&intrLinkChange.Mask() == 0 {
 		return
 	}
 	f := p.pages[pageStatus]
-	f.Set(off(regINSR), f.Get(off(regINSR))|intrLinkChange)
+	f.Set(off(regINSR), f.Get(off(regINSR))|intrLinkChange.Mask())
 	p.updateIRQ()
 }
 

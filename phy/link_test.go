@@ -61,7 +61,7 @@ func TestAutonegResolution(t *testing.T) {
 		if got := r.link(); got.Up {
 			t.Errorf("%s: link up %v before the AN time", tc.name, got)
 		}
-		if tc.anar != 0 && r.rd(regBMCR)&bmcrANRestart == 0 {
+		if tc.anar != 0 && r.rd(regBMCR)&bit16(bmcrANRestart) == 0 {
 			t.Errorf("%s: restart bit cleared before AN finished", tc.name)
 		}
 		r.m.Advance(1)
@@ -76,7 +76,7 @@ func TestAutonegResolution(t *testing.T) {
 			got, want uint16
 		}{
 			{"BMSR", r.rd(regBMSR), tc.wantBMSR},
-			{"BMCR restart cleared", r.rd(regBMCR) & bmcrANRestart, 0},
+			{"BMCR restart cleared", r.rd(regBMCR) & bit16(bmcrANRestart), 0},
 			{"ANLPAR", r.rd(regANLPAR), tc.wantLPA},
 			{"GBSR", r.rd(regGBSR), tc.wantGBSR},
 			{"PHYSR", r.paged(pageStatus, regPHYSR), tc.wantPHYSR},
@@ -123,7 +123,7 @@ func TestForcedMode(t *testing.T) {
 		if r.link().Up {
 			t.Errorf("%s: link stayed up across the mode change", tc.name)
 		}
-		if got := r.rd(regBMSR) & bmsrANComplete; got != 0 {
+		if got := r.rd(regBMSR) & bit16(bmsrANComplete); got != 0 {
 			t.Errorf("%s: AN complete still set in forced mode", tc.name)
 		}
 		r.m.Advance(DefaultForcedLinkTime - 1)
@@ -134,7 +134,7 @@ func TestForcedMode(t *testing.T) {
 		if got := r.link(); got != tc.want {
 			t.Errorf("%s: link %+v, want %+v", tc.name, got, tc.want)
 		}
-		if got := r.rd(regBMSR)&bmsrLinkStatus != 0; got != tc.want.Up {
+		if got := r.rd(regBMSR)&bit16(bmsrLinkStatus) != 0; got != tc.want.Up {
 			t.Errorf("%s: BMSR link %v, want %v", tc.name, got, tc.want.Up)
 		}
 	}
@@ -160,7 +160,7 @@ func TestLatchedLowLinkStatus(t *testing.T) {
 	for _, s := range steps {
 		s.action()
 		for i, want := range s.want {
-			if got := r.rd(regBMSR)&bmsrLinkStatus != 0; got != want {
+			if got := r.rd(regBMSR)&bit16(bmsrLinkStatus) != 0; got != want {
 				t.Errorf("%s: read %d link %v, want %v", s.name, i, got, want)
 			}
 		}
@@ -169,7 +169,7 @@ func TestLatchedLowLinkStatus(t *testing.T) {
 
 func TestLinkChangeInterrupt(t *testing.T) {
 	r := newRig(t, Config{})
-	r.writePaged(pageIntr, regINER, intrLinkChange)
+	r.writePaged(pageIntr, regINER, bit16(intrLinkChange))
 	r.m.Advance(DefaultAutonegTime)
 	steps := []struct {
 		name      string
@@ -186,7 +186,7 @@ func TestLinkChangeInterrupt(t *testing.T) {
 			r.m.Advance(DefaultAutonegTime)
 		}, false, 0},
 		{"restart AN drops the link", func() {
-			r.writePaged(pageIntr, regINER, intrLinkChange)
+			r.writePaged(pageIntr, regINER, bit16(intrLinkChange))
 			r.wr(regBMCR, 0x1340)
 		}, true, 0x0010},
 	}
@@ -216,7 +216,7 @@ func TestPowerDownAndIsolate(t *testing.T) {
 	if r.link().Up {
 		t.Error("isolated PHY reports link to the MAC side")
 	}
-	if r.rd(regBMSR)&bmsrLinkStatus == 0 {
+	if r.rd(regBMSR)&bit16(bmsrLinkStatus) == 0 {
 		t.Error("isolate dropped the media link")
 	}
 	r.wr(regBMCR, 0x1140)
@@ -225,7 +225,7 @@ func TestPowerDownAndIsolate(t *testing.T) {
 	}
 
 	r.wr(regBMCR, 0x1940) // power down
-	if r.link().Up || r.rd(regBMSR)&bmsrLinkStatus != 0 {
+	if r.link().Up || r.rd(regBMSR)&bit16(bmsrLinkStatus) != 0 {
 		t.Error("powered-down PHY has link")
 	}
 	r.m.Advance(10 * DefaultAutonegTime)

@@ -41,219 +41,251 @@ const (
 	pageStatus  = 0xa43 // PHYCR1, PHYSR, INSR
 )
 
-// Bits the model acts on.
-const (
-	bmcrReset     = 1 << 15
-	bmcrLoopback  = 1 << 14
-	bmcrSpeed100  = 1 << 13
-	bmcrANEnable  = 1 << 12
-	bmcrPowerDown = 1 << 11
-	bmcrIsolate   = 1 << 10
-	bmcrANRestart = 1 << 9
-	bmcrFullDplx  = 1 << 8
-	bmcrSpeed1000 = 1 << 6
+func fld(name string, hi, lo uint8, acc reg.Access, doc string) reg.Field {
+	return reg.Field{Name: name, Hi: hi, Lo: lo, Access: acc, Doc: doc}
+}
 
-	bmsrANComplete = 1 << 5
-	bmsrLinkStatus = 1 << 2
+// The fields the model acts on, declared once here: the register tables below list
+// these values and the model reads and writes bits through them (Mask, Get, Set).
+// Fields only stored or decoded are declared inline in their table.
 
-	advSelector802_3 = 0x01
-	adv10Half        = 1 << 5
-	adv10Full        = 1 << 6
-	adv100Half       = 1 << 7
-	adv100Full       = 1 << 8
-	advPause         = 1 << 10
-	advAsymPause     = 1 << 11
-	advNextPage      = 1 << 15
-	lpaAck           = 1 << 14
-
-	anerLPANAble = 1 << 0
-	anerLPNPAble = 1 << 3
-
-	gbcr1000Half = 1 << 8
-	gbcr1000Full = 1 << 9
-
-	gbsrLP1000Half   = 1 << 10
-	gbsrLP1000Full   = 1 << 11
-	gbsrRemoteRxOK   = 1 << 12
-	gbsrLocalRxOK    = 1 << 13
-	gbsrPartnerMask  = gbsrLP1000Half | gbsrLP1000Full | gbsrRemoteRxOK | gbsrLocalRxOK
-	txDelayBit       = 1 << 8
-	rxDelayBit       = 1 << 3
-	intrLinkChange   = 1 << 4
-	physrLink        = 1 << 2
-	physrFullDuplex  = 1 << 3
-	physrSpeedShift  = 4
-	physrSpeedResolv = 1 << 11
+// BMCR.
+var (
+	bmcrSpeed1000 = fld("SPEED1000", 6, 6, reg.RW, "speed select MSB (forced mode)")
+	bmcrFullDplx  = fld("FULLDPLX", 8, 8, reg.RW, "full duplex (forced mode)")
+	bmcrANRestart = fld("ANRESTART", 9, 9, reg.SC, "restart AN; clears when negotiation ends")
+	bmcrIsolate   = fld("ISOLATE", 10, 10, reg.RW, "isolate the RGMII side from the PHY")
+	bmcrPowerDown = fld("PDOWN", 11, 11, reg.RW, "power down: link drops")
+	bmcrANEnable  = fld("ANENABLE", 12, 12, reg.RW, "autonegotiation enable")
+	bmcrSpeed100  = fld("SPEED100", 13, 13, reg.RW, "speed select LSB (forced mode)")
+	bmcrReset     = fld("RESET", 15, 15, reg.SC, "soft reset; self-clearing")
 )
+
+// BMSR.
+var (
+	bmsrLinkStatus = fld("LSTATUS", 2, 2, reg.RO, "link status, latched low until read")
+	bmsrANComplete = fld("ANEGCOMPLETE", 5, 5, reg.RO, "")
+)
+
+// The base page of autonegotiation, as ANAR (local, these RW accesses) and ANLPAR
+// (the partner's, read-only) lay it out.
+var (
+	advSelector  = fld("SELECTOR", 4, 0, reg.RO, "IEEE 802.3 selector 0x01 (kept read-only)")
+	adv10Half    = fld("10HALF", 5, 5, reg.RW, "")
+	adv10Full    = fld("10FULL", 6, 6, reg.RW, "")
+	adv100Half   = fld("100HALF", 7, 7, reg.RW, "")
+	adv100Full   = fld("100FULL", 8, 8, reg.RW, "")
+	adv100Base4  = fld("100BASE4", 9, 9, reg.RO, "not supported")
+	advPause     = fld("PAUSE", 10, 10, reg.RW, "")
+	advAsymPause = fld("ASYMPAUSE", 11, 11, reg.RW, "")
+	advRFault    = fld("RFAULT", 13, 13, reg.RW, "")
+	lpaAck       = fld("LPACK", 14, 14, reg.RO, "")
+	advNextPage  = fld("NPAGE", 15, 15, reg.RW, "")
+
+	advFields = []reg.Field{advSelector, adv10Half, adv10Full, adv100Half, adv100Full, adv100Base4,
+		advPause, advAsymPause, advRFault, advNextPage}
+)
+
+const selector802_3 = 0x01 // advSelector's value for IEEE 802.3
+
+// ANER.
+var (
+	anerLPANAble = fld("LPANABLE", 0, 0, reg.RO, "partner is AN able")
+	anerLPNPAble = fld("LPNPABLE", 3, 3, reg.RO, "partner next page able")
+)
+
+// GBCR and GBSR (1000BASE-T control and status).
+var (
+	gbcr1000Half   = fld("1000HALF", 8, 8, reg.RW, "advertise 1000BASE-T half duplex")
+	gbcr1000Full   = fld("1000FULL", 9, 9, reg.RW, "advertise 1000BASE-T full duplex")
+	gbsrLP1000Half = fld("LP1000HALF", 10, 10, reg.RO, "")
+	gbsrLP1000Full = fld("LP1000FULL", 11, 11, reg.RO, "")
+	gbsrRemoteRxOK = fld("REMRXOK", 12, 12, reg.RO, "remote receiver OK")
+	gbsrLocalRxOK  = fld("LOCRXOK", 13, 13, reg.RO, "local receiver OK")
+)
+
+// The extended registers' bits.
+var (
+	txDelayBit = fld("TX_DELAY", 8, 8, reg.RW, "2 ns internal TXC delay (MAC->PHY); power-on from strap RXD1")
+	rxDelayBit = fld("RX_DELAY", 3, 3, reg.RW, "2 ns internal RXC delay (PHY->MAC); power-on from strap RXD0")
+	// intrLinkChange is INER's enable; INSR has the same bit, cleared by reading.
+	intrLinkChange = fld("LINK_STATUS", 4, 4, reg.RW, "link status change")
+
+	physrLink        = fld("LINK", 2, 2, reg.RO, "")
+	physrFullDuplex  = fld("DUPLEX", 3, 3, reg.RO, "1 full")
+	physrSpeed       = fld("SPEED", 5, 4, reg.RO, "0 10, 1 100, 2 1000 Mbit/s")
+	physrSpeedResolv = fld("SPDDONE", 11, 11, reg.RO, "speed and duplex resolved")
+)
+
+// as is f with another access kind and doc, for a layout two registers share.
+func as(f reg.Field, acc reg.Access, doc string) reg.Field {
+	f.Access, f.Doc = acc, doc
+	return f
+}
 
 // off is the table offset of Clause-22 register n.
 func off(n uint8) uint32 { return uint32(n) * 4 }
 
-// baseBlock holds the page-independent registers (rtl8211f.md §1, §6).
-var baseBlock = reg.Block{Name: "rtl8211f", Registers: []reg.Register{
-	{Name: "BMCR", Offset: off(regBMCR), Reset: 0x1140,
-		Doc: "basic mode control; power-on: AN enabled, 1000 Mbit/s full duplex",
-		Fields: []reg.Field{
-			{Name: "SPEED1000", Hi: 6, Lo: 6, Access: reg.RW, Doc: "speed select MSB (forced mode)"},
-			{Name: "COLTEST", Hi: 7, Lo: 7, Access: reg.RW, Doc: "collision test (stored, not modelled)"},
-			{Name: "FULLDPLX", Hi: 8, Lo: 8, Access: reg.RW, Doc: "full duplex (forced mode)"},
-			{Name: "ANRESTART", Hi: 9, Lo: 9, Access: reg.SC, Doc: "restart AN; clears when negotiation ends"},
-			{Name: "ISOLATE", Hi: 10, Lo: 10, Access: reg.RW, Doc: "isolate the RGMII side from the PHY"},
-			{Name: "PDOWN", Hi: 11, Lo: 11, Access: reg.RW, Doc: "power down: link drops"},
-			{Name: "ANENABLE", Hi: 12, Lo: 12, Access: reg.RW, Doc: "autonegotiation enable"},
-			{Name: "SPEED100", Hi: 13, Lo: 13, Access: reg.RW, Doc: "speed select LSB (forced mode)"},
-			{Name: "LOOPBACK", Hi: 14, Lo: 14, Access: reg.RW, Doc: "PCS loopback (stored, not modelled)"},
-			{Name: "RESET", Hi: 15, Lo: 15, Access: reg.SC, Doc: "soft reset; self-clearing"},
-		}},
-	{Name: "BMSR", Offset: off(regBMSR), Reset: 0x7949,
-		Doc: "basic mode status; link status is latched low",
-		Fields: []reg.Field{
-			{Name: "EXTCAP", Hi: 0, Lo: 0, Access: reg.RO, Doc: "extended register capability"},
-			{Name: "JABBER", Hi: 1, Lo: 1, Access: reg.RO},
-			{Name: "LSTATUS", Hi: 2, Lo: 2, Access: reg.RO, Doc: "link status, latched low until read"},
-			{Name: "ANEGCAPABLE", Hi: 3, Lo: 3, Access: reg.RO},
-			{Name: "RFAULT", Hi: 4, Lo: 4, Access: reg.RO},
-			{Name: "ANEGCOMPLETE", Hi: 5, Lo: 5, Access: reg.RO},
-			{Name: "MFPRESUPPR", Hi: 6, Lo: 6, Access: reg.RO, Doc: "preamble suppression accepted"},
-			{Name: "ESTATEN", Hi: 8, Lo: 8, Access: reg.RO, Doc: "extended status in register 15"},
-			{Name: "10HALF", Hi: 11, Lo: 11, Access: reg.RO},
-			{Name: "10FULL", Hi: 12, Lo: 12, Access: reg.RO},
-			{Name: "100HALF", Hi: 13, Lo: 13, Access: reg.RO},
-			{Name: "100FULL", Hi: 14, Lo: 14, Access: reg.RO},
-			{Name: "100BASE4", Hi: 15, Lo: 15, Access: reg.RO},
-		}},
-	{Name: "PHYSID1", Offset: off(regPHYID1), Reset: 0x001c,
-		Fields: []reg.Field{{Name: "OUI_MSB", Hi: 15, Lo: 0, Access: reg.RO, Doc: "Realtek OUI bits 3:18"}}},
-	{Name: "PHYSID2", Offset: off(regPHYID2), Reset: 0xc916,
-		Fields: []reg.Field{
-			{Name: "REV", Hi: 3, Lo: 0, Access: reg.RO},
-			{Name: "MODEL", Hi: 9, Lo: 4, Access: reg.RO},
-			{Name: "OUI_LSB", Hi: 15, Lo: 10, Access: reg.RO},
-		}},
-	{Name: "ANAR", Offset: off(regANAR), Reset: 0x01e1,
-		Doc: "AN advertisement; power-on: 10/100 half and full, no pause (assumption)",
-		Fields: []reg.Field{
-			{Name: "SELECTOR", Hi: 4, Lo: 0, Access: reg.RO, Doc: "IEEE 802.3 selector 0x01 (kept read-only)"},
-			{Name: "10HALF", Hi: 5, Lo: 5, Access: reg.RW},
-			{Name: "10FULL", Hi: 6, Lo: 6, Access: reg.RW},
-			{Name: "100HALF", Hi: 7, Lo: 7, Access: reg.RW},
-			{Name: "100FULL", Hi: 8, Lo: 8, Access: reg.RW},
-			{Name: "100BASE4", Hi: 9, Lo: 9, Access: reg.RO, Doc: "not supported"},
-			{Name: "PAUSE", Hi: 10, Lo: 10, Access: reg.RW},
-			{Name: "ASYMPAUSE", Hi: 11, Lo: 11, Access: reg.RW},
-			{Name: "RFAULT", Hi: 13, Lo: 13, Access: reg.RW},
-			{Name: "NPAGE", Hi: 15, Lo: 15, Access: reg.RW},
-		}},
-	{Name: "ANLPAR", Offset: off(regANLPAR), Reset: 0,
-		Doc: "link partner ability, filled when AN completes",
-		Fields: []reg.Field{
-			{Name: "SELECTOR", Hi: 4, Lo: 0, Access: reg.RO},
-			{Name: "10HALF", Hi: 5, Lo: 5, Access: reg.RO},
-			{Name: "10FULL", Hi: 6, Lo: 6, Access: reg.RO},
-			{Name: "100HALF", Hi: 7, Lo: 7, Access: reg.RO},
-			{Name: "100FULL", Hi: 8, Lo: 8, Access: reg.RO},
-			{Name: "100BASE4", Hi: 9, Lo: 9, Access: reg.RO},
-			{Name: "PAUSE", Hi: 10, Lo: 10, Access: reg.RO},
-			{Name: "ASYMPAUSE", Hi: 11, Lo: 11, Access: reg.RO},
-			{Name: "RFAULT", Hi: 13, Lo: 13, Access: reg.RO},
-			{Name: "LPACK", Hi: 14, Lo: 14, Access: reg.RO},
-			{Name: "NPAGE", Hi: 15, Lo: 15, Access: reg.RO},
-		}},
-	{Name: "ANER", Offset: off(regANER), Reset: 0x0004,
-		Doc: "AN expansion",
-		Fields: []reg.Field{
-			{Name: "LPANABLE", Hi: 0, Lo: 0, Access: reg.RO, Doc: "partner is AN able"},
-			{Name: "PAGERX", Hi: 1, Lo: 1, Access: reg.RO, Doc: "page received (not modelled, reads 0)"},
-			{Name: "NPABLE", Hi: 2, Lo: 2, Access: reg.RO, Doc: "local next page able"},
-			{Name: "LPNPABLE", Hi: 3, Lo: 3, Access: reg.RO, Doc: "partner next page able"},
-		}},
-	{Name: "GBCR", Offset: off(regGBCR), Reset: 0x0300,
-		Doc: "1000BASE-T control (MII_CTRL1000)",
-		Fields: []reg.Field{
-			{Name: "1000HALF", Hi: 8, Lo: 8, Access: reg.RW, Doc: "advertise 1000BASE-T half duplex"},
-			{Name: "1000FULL", Hi: 9, Lo: 9, Access: reg.RW, Doc: "advertise 1000BASE-T full duplex"},
-			{Name: "PORTTYPE", Hi: 10, Lo: 10, Access: reg.RW, Doc: "multi-port device preference"},
-			{Name: "MSVALUE", Hi: 11, Lo: 11, Access: reg.RW, Doc: "manual master/slave value"},
-			{Name: "MSENABLE", Hi: 12, Lo: 12, Access: reg.RW, Doc: "manual master/slave enable"},
-			{Name: "TESTMODE", Hi: 15, Lo: 13, Access: reg.RW},
-		}},
-	{Name: "GBSR", Offset: off(regGBSR), Reset: 0,
-		Doc: "1000BASE-T status (MII_STAT1000)",
-		Fields: []reg.Field{
-			{Name: "IDLEERR", Hi: 7, Lo: 0, Access: reg.RO},
-			{Name: "LP1000HALF", Hi: 10, Lo: 10, Access: reg.RO},
-			{Name: "LP1000FULL", Hi: 11, Lo: 11, Access: reg.RO},
-			{Name: "REMRXOK", Hi: 12, Lo: 12, Access: reg.RO, Doc: "remote receiver OK"},
-			{Name: "LOCRXOK", Hi: 13, Lo: 13, Access: reg.RO, Doc: "local receiver OK"},
-			{Name: "MSRES", Hi: 14, Lo: 14, Access: reg.RO, Doc: "master/slave resolution: 1 master (model: slave)"},
-			{Name: "MSFAIL", Hi: 15, Lo: 15, Access: reg.RO, Doc: "master/slave fault (never set)"},
-		}},
-	{Name: "ESTATUS", Offset: off(regESTATUS), Reset: 0x3000,
-		Fields: []reg.Field{
-			{Name: "1000THALF", Hi: 12, Lo: 12, Access: reg.RO},
-			{Name: "1000TFULL", Hi: 13, Lo: 13, Access: reg.RO},
-			{Name: "1000XHALF", Hi: 14, Lo: 14, Access: reg.RO},
-			{Name: "1000XFULL", Hi: 15, Lo: 15, Access: reg.RO},
-		}},
-	{Name: "PAGSR", Offset: off(regPAGSR), Reset: 0,
-		Doc:    "page select for registers 0x10-0x1e",
-		Fields: []reg.Field{{Name: "PAGE", Hi: 11, Lo: 0, Access: reg.RW, Doc: "12-bit page number (width assumed)"}}},
-}}
-
-// pageMIICtrlBlock is page 0xd08: the RGMII internal delays (rtl8211f.md §3).
-// The power-on values of both bits come from pin straps, applied after every
-// reset (see applyStraps); the table's reset value is the strap-off value.
-var pageMIICtrlBlock = reg.Block{Name: "rtl8211f.page0xd08", Registers: []reg.Register{
-	{Name: "TXDLY_CR", Offset: off(regTXDLY), Reset: 0,
-		Doc: "page 0xd08 reg 0x11; other bits unknown and kept read-only",
-		Fields: []reg.Field{{Name: "TX_DELAY", Hi: 8, Lo: 8, Access: reg.RW,
-			Doc: "2 ns internal TXC delay (MAC->PHY); power-on from strap RXD1"}}},
-	{Name: "RXDLY_CR", Offset: off(regRXDLY), Reset: 0,
-		Doc: "page 0xd08 reg 0x15; other bits unknown and kept read-only",
-		Fields: []reg.Field{{Name: "RX_DELAY", Hi: 3, Lo: 3, Access: reg.RW,
-			Doc: "2 ns internal RXC delay (PHY->MAC); power-on from strap RXD0"}}},
-}}
-
-// pageIntrBlock is page 0xa42: the interrupt enable register (rtl8211f.md §4).
-var pageIntrBlock = reg.Block{Name: "rtl8211f.page0xa42", Registers: []reg.Register{
-	{Name: "INER", Offset: off(regINER), Reset: 0,
-		Doc:    "interrupt enable; only the link-change bit is known (the one Linux sets)",
-		Fields: []reg.Field{{Name: "LINK_STATUS", Hi: 4, Lo: 4, Access: reg.RW, Doc: "link status change"}}},
-}}
-
-// pageStatusBlock is page 0xa43: PHYCR1, the PHY-specific status (as U-Boot's
-// realtek driver reads it: speed 5:4, duplex 3, link 2, resolved 11) and the
-// clear-on-read interrupt status (rtl8211f.md §4; layout assumed to mirror INER).
-var pageStatusBlock = reg.Block{Name: "rtl8211f.page0xa43", Registers: []reg.Register{
-	{Name: "PHYCR1", Offset: off(regPHYCR1), Reset: 0,
-		Doc: "PHY control 1; ALDPS bits stored, not modelled; power-on value assumed 0",
-		Fields: []reg.Field{
-			{Name: "ALDPS_PLL_OFF", Hi: 1, Lo: 1, Access: reg.RW},
-			{Name: "ALDPS_ENABLE", Hi: 2, Lo: 2, Access: reg.RW},
-			{Name: "ALDPS_XTAL_OFF", Hi: 12, Lo: 12, Access: reg.RW},
-		}},
-	{Name: "PHYSR", Offset: off(regPHYSR), Reset: 0,
-		Doc: "PHY-specific status, real time",
-		Fields: []reg.Field{
-			{Name: "LINK", Hi: 2, Lo: 2, Access: reg.RO},
-			{Name: "DUPLEX", Hi: 3, Lo: 3, Access: reg.RO, Doc: "1 full"},
-			{Name: "SPEED", Hi: 5, Lo: 4, Access: reg.RO, Doc: "0 10, 1 100, 2 1000 Mbit/s"},
-			{Name: "SPDDONE", Hi: 11, Lo: 11, Access: reg.RO, Doc: "speed and duplex resolved"},
-		}},
-	{Name: "INSR", Offset: off(regINSR), Reset: 0,
-		Doc:    "interrupt status; cleared by reading",
-		Fields: []reg.Field{{Name: "LINK_STATUS", Hi: 4, Lo: 4, Access: reg.RO, Doc: "link status changed"}}},
-}}
-
-// pageBlocks lists the extended pages the model implements.
-var pageBlocks = map[uint16]*reg.Block{
-	pageMIICtrl: &pageMIICtrlBlock,
-	pageIntr:    &pageIntrBlock,
-	pageStatus:  &pageStatusBlock,
+// blocks are the model's register tables, bound to this instance's hooks: the base
+// block, then the pages in extPages order.
+func (p *RTL8211F) blocks() []reg.Block {
+	return append([]reg.Block{{Name: "rtl8211f", Registers: p.baseRegisters()}}, p.pageBlocks()...)
 }
+
+// baseRegisters are the page-independent registers (rtl8211f.md §1, §6).
+func (p *RTL8211F) baseRegisters() []reg.Register {
+	regs := []reg.Register{
+		{Name: "BMCR", Offset: off(regBMCR), Reset: 0x1140,
+			Doc: "basic mode control; power-on: AN enabled, 1000 Mbit/s full duplex",
+			Fields: []reg.Field{
+				bmcrSpeed1000,
+				fld("COLTEST", 7, 7, reg.RW, "collision test (stored, not modelled)"),
+				bmcrFullDplx, bmcrANRestart, bmcrIsolate, bmcrPowerDown, bmcrANEnable, bmcrSpeed100,
+				fld("LOOPBACK", 14, 14, reg.RW, "PCS loopback (stored, not modelled)"),
+				bmcrReset,
+			}, AfterWrite: p.bmcrWritten},
+		{Name: "BMSR", Offset: off(regBMSR), Reset: 0x7949,
+			Doc: "basic mode status; link status is latched low",
+			Fields: []reg.Field{
+				fld("EXTCAP", 0, 0, reg.RO, "extended register capability"),
+				fld("JABBER", 1, 1, reg.RO, ""),
+				bmsrLinkStatus,
+				fld("ANEGCAPABLE", 3, 3, reg.RO, ""),
+				fld("RFAULT", 4, 4, reg.RO, ""),
+				bmsrANComplete,
+				fld("MFPRESUPPR", 6, 6, reg.RO, "preamble suppression accepted"),
+				fld("ESTATEN", 8, 8, reg.RO, "extended status in register 15"),
+				fld("10HALF", 11, 11, reg.RO, ""),
+				fld("10FULL", 12, 12, reg.RO, ""),
+				fld("100HALF", 13, 13, reg.RO, ""),
+				fld("100FULL", 14, 14, reg.RO, ""),
+				fld("100BASE4", 15, 15, reg.RO, ""),
+			},
+			// Reading shows the link bit low if it dropped since the last read,
+			// and releases that latch.
+			Value:     p.bmsrValue,
+			AfterRead: func(uint32) { p.latchedLow = false }},
+		{Name: "PHYSID1", Offset: off(regPHYID1), Reset: 0x001c,
+			Fields: []reg.Field{fld("OUI_MSB", 15, 0, reg.RO, "Realtek OUI bits 3:18")}},
+		{Name: "PHYSID2", Offset: off(regPHYID2), Reset: 0xc916,
+			Fields: []reg.Field{
+				fld("REV", 3, 0, reg.RO, ""),
+				fld("MODEL", 9, 4, reg.RO, ""),
+				fld("OUI_LSB", 15, 10, reg.RO, ""),
+			}},
+	}
+	regs = append(regs, autonegRegisters()...)
+	return append(regs, []reg.Register{
+		{Name: "ESTATUS", Offset: off(regESTATUS), Reset: 0x3000,
+			Fields: []reg.Field{
+				fld("1000THALF", 12, 12, reg.RO, ""),
+				fld("1000TFULL", 13, 13, reg.RO, ""),
+				fld("1000XHALF", 14, 14, reg.RO, ""),
+				fld("1000XFULL", 15, 15, reg.RO, ""),
+			}},
+		{Name: "PAGSR", Offset: off(regPAGSR), Reset: 0,
+			Doc:    "page select for registers 0x10-0x1e",
+			Fields: []reg.Field{fld("PAGE", 11, 0, reg.RW, "12-bit page number (width assumed)")}},
+	}...)
+}
+
+// autonegRegisters are ANAR, ANLPAR (ANAR's layout, read-only, with the
+// acknowledge bit), ANER and the 1000BASE-T control and status.
+func autonegRegisters() []reg.Register {
+	lpa := make([]reg.Field, 0, len(advFields)+1)
+	for _, f := range advFields {
+		if f == advNextPage {
+			lpa = append(lpa, lpaAck)
+		}
+		lpa = append(lpa, as(f, reg.RO, ""))
+	}
+	return []reg.Register{
+		{Name: "ANAR", Offset: off(regANAR), Reset: 0x01e1,
+			Doc:    "AN advertisement; power-on: 10/100 half and full, no pause (assumption)",
+			Fields: advFields},
+		{Name: "ANLPAR", Offset: off(regANLPAR), Reset: 0,
+			Doc:    "link partner ability, filled when AN completes",
+			Fields: lpa},
+		{Name: "ANER", Offset: off(regANER), Reset: 0x0004,
+			Doc: "AN expansion",
+			Fields: []reg.Field{
+				anerLPANAble,
+				fld("PAGERX", 1, 1, reg.RO, "page received (not modelled, reads 0)"),
+				fld("NPABLE", 2, 2, reg.RO, "local next page able"),
+				anerLPNPAble,
+			}},
+		{Name: "GBCR", Offset: off(regGBCR), Reset: 0x0300,
+			Doc: "1000BASE-T control (MII_CTRL1000)",
+			Fields: []reg.Field{
+				gbcr1000Half, gbcr1000Full,
+				fld("PORTTYPE", 10, 10, reg.RW, "multi-port device preference"),
+				fld("MSVALUE", 11, 11, reg.RW, "manual master/slave value"),
+				fld("MSENABLE", 12, 12, reg.RW, "manual master/slave enable"),
+				fld("TESTMODE", 15, 13, reg.RW, ""),
+			}},
+		{Name: "GBSR", Offset: off(regGBSR), Reset: 0,
+			Doc: "1000BASE-T status (MII_STAT1000)",
+			Fields: []reg.Field{
+				fld("IDLEERR", 7, 0, reg.RO, ""),
+				gbsrLP1000Half, gbsrLP1000Full, gbsrRemoteRxOK, gbsrLocalRxOK,
+				fld("MSRES", 14, 14, reg.RO, "master/slave resolution: 1 master (model: slave)"),
+				fld("MSFAIL", 15, 15, reg.RO, "master/slave fault (never set)"),
+			}},
+	}
+}
+
+// pageBlocks are the extended pages the model implements, in extPages order.
+func (p *RTL8211F) pageBlocks() []reg.Block {
+	return []reg.Block{{
+		// Page 0xa42: the interrupt enable register (rtl8211f.md §4).
+		Name: "rtl8211f.page0xa42", Registers: []reg.Register{
+			{Name: "INER", Offset: off(regINER), Reset: 0,
+				Doc:        "interrupt enable; only the link-change bit is known (the one Linux sets)",
+				Fields:     []reg.Field{intrLinkChange},
+				AfterWrite: func(_, _ uint32) { p.updateIRQ() }},
+		}}, {
+		// Page 0xa43: PHYCR1, the PHY-specific status (as U-Boot's realtek driver
+		// reads it: speed 5:4, duplex 3, link 2, resolved 11) and the clear-on-read
+		// interrupt status (rtl8211f.md §4; layout assumed to mirror INER).
+		Name: "rtl8211f.page0xa43", Registers: []reg.Register{
+			{Name: "PHYCR1", Offset: off(regPHYCR1), Reset: 0,
+				Doc: "PHY control 1; ALDPS bits stored, not modelled; power-on value assumed 0",
+				Fields: []reg.Field{
+					fld("ALDPS_PLL_OFF", 1, 1, reg.RW, ""),
+					fld("ALDPS_ENABLE", 2, 2, reg.RW, ""),
+					fld("ALDPS_XTAL_OFF", 12, 12, reg.RW, ""),
+				}},
+			{Name: "PHYSR", Offset: off(regPHYSR), Reset: 0,
+				Doc:    "PHY-specific status, real time",
+				Fields: []reg.Field{physrLink, physrFullDuplex, physrSpeed, physrSpeedResolv}},
+			{Name: "INSR", Offset: off(regINSR), Reset: 0,
+				Doc:       "interrupt status; cleared by reading",
+				Fields:    []reg.Field{as(intrLinkChange, reg.RC, "link status changed")},
+				AfterRead: func(uint32) { p.updateIRQ() }},
+		}}, {
+		// Page 0xd08: the RGMII internal delays (rtl8211f.md §3). The power-on
+		// values of both bits come from pin straps, applied after every reset (see
+		// applyStraps); the table's reset value is the strap-off value.
+		Name: "rtl8211f.page0xd08", Registers: []reg.Register{
+			{Name: "TXDLY_CR", Offset: off(regTXDLY), Reset: 0,
+				Doc:    "page 0xd08 reg 0x11; other bits unknown and kept read-only",
+				Fields: []reg.Field{txDelayBit}},
+			{Name: "RXDLY_CR", Offset: off(regRXDLY), Reset: 0,
+				Doc:    "page 0xd08 reg 0x15; other bits unknown and kept read-only",
+				Fields: []reg.Field{rxDelayBit}},
+		}},
+	}
+}
+
+// extPages are the extended pages the model implements, in blocks() order.
+var extPages = [...]uint16{pageIntr, pageStatus, pageMIICtrl}
 
 // Blocks returns every register table of the model, base block first, then the
 // pages in ascending order, for `mesonemu regs` and table validation.
-func Blocks() []*reg.Block {
-	return []*reg.Block{&baseBlock, &pageIntrBlock, &pageStatusBlock, &pageMIICtrlBlock}
+func (p *RTL8211F) Blocks() []*reg.Block {
+	out := make([]*reg.Block, len(p.tables))
+	for i := range p.tables {
+		out[i] = &p.tables[i]
+	}
+	return out
 }

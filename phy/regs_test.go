@@ -8,7 +8,7 @@ import (
 )
 
 func TestBlocksValidate(t *testing.T) {
-	for _, b := range Blocks() {
+	for _, b := range newRig(t, Config{}).p.Blocks() {
 		if err := b.Validate(); err != nil {
 			t.Errorf("%s: %v", b.Name, err)
 		}

@@ -38,8 +38,9 @@ type RTL8211F struct {
 	m   *emu.Machine
 	cfg Config
 
-	base  *reg.File
-	pages map[uint16]*reg.File
+	tables []reg.Block // blocks(): base, then extPages
+	base   *reg.File
+	pages  map[uint16]*reg.File
 
 	cable      bool      // a cable with a live partner is attached
 	media      LinkState // the link on the cable (BMSR reports it, latched)
@@ -67,9 +68,11 @@ func New(m *emu.Machine, cfg Config) (*RTL8211F, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	p := &RTL8211F{m: m, cfg: cfg.withDefaults(), base: reg.NewFile(&baseBlock), pages: map[uint16]*reg.File{}}
-	for page, b := range pageBlocks {
-		p.pages[page] = reg.NewFile(b)
+	p := &RTL8211F{m: m, cfg: cfg.withDefaults(), pages: map[uint16]*reg.File{}}
+	p.tables = p.blocks()
+	p.base = reg.NewFile(&p.tables[0])
+	for i, page := range extPages {
+		p.pages[page] = reg.NewFile(&p.tables[i+1])
 	}
 	p.cable = !cfg.CableUnplugged
 	m.Lock()
@@ -90,7 +93,7 @@ func (p *RTL8211F) OnChange(fn func()) { p.onChange = fn }
 // Link is the link as the RGMII side sees it: down while powered down or
 // isolated, whatever the cable does.
 func (p *RTL8211F) Link() LinkState {
-	if !p.media.Up || p.base.Get(off(regBMCR))&(bmcrIsolate|bmcrPowerDown) != 0 {
+	if !p.media.Up || p.base.Get(off(regBMCR))&reg.Masks(bmcrIsolate, bmcrPowerDown) != 0 {
 		return LinkState{}
 	}
 	return p.media
@@ -98,75 +101,68 @@ func (p *RTL8211F) Link() LinkState {
 
 // TXDelayEnabled reports the internal 2 ns TX delay bit (page 0xd08 reg 0x11 bit 8).
 func (p *RTL8211F) TXDelayEnabled() bool {
-	return p.pages[pageMIICtrl].Get(off(regTXDLY))&txDelayBit != 0
+	return p.pages[pageMIICtrl].Get(off(regTXDLY))&txDelayBit.Mask() != 0
 }
 
 // RXDelayEnabled reports the internal 2 ns RX delay bit (page 0xd08 reg 0x15 bit 3).
 func (p *RTL8211F) RXDelayEnabled() bool {
-	return p.pages[pageMIICtrl].Get(off(regRXDLY))&rxDelayBit != 0
+	return p.pages[pageMIICtrl].Get(off(regRXDLY))&rxDelayBit.Mask() != 0
 }
 
 // Page is the current value of the page select register.
 func (p *RTL8211F) Page() uint16 { return uint16(p.base.Get(off(regPAGSR))) }
 
-// ReadMII is a Clause-22 read. Reads have side effects where silicon has them:
-// BMSR releases the latched-low link bit, INSR clears.
+// ReadMII is a Clause-22 read: the register's table entry with its read hooks
+// (regs.go), which give the side effects silicon has (BMSR releases the
+// latched-low link bit, INSR clears). Unknown registers read 0.
 func (p *RTL8211F) ReadMII(r uint8) uint16 {
-	if r >= 32 {
-		return 0
-	}
-	if isBase(r) {
-		v, _ := p.base.Read(off(r))
-		if r == regBMSR {
-			v = uint32(p.bmsr())
-			p.latchedLow = false
-		}
+	if f := p.fileOf(r); f != nil {
+		v, _ := f.GuestRead(off(r))
 		return uint16(v)
 	}
-	f := p.pages[p.Page()]
-	if f == nil {
-		return 0
-	}
-	v, _ := f.Read(off(r))
-	if p.Page() == pageStatus && r == regINSR {
-		f.Set(off(regINSR), 0)
-		p.updateIRQ()
-	}
-	return uint16(v)
+	return 0
 }
 
-// WriteMII is a Clause-22 write; read-only bits and unknown registers ignore it.
+// WriteMII is a Clause-22 write: the register's table entry with its access
+// rules and write hooks (regs.go); read-only bits and unknown registers ignore it,
+// and so does the whole PHY while a reset is in progress.
 func (p *RTL8211F) WriteMII(r uint8, v uint16) {
 	if r >= 32 || p.resetting {
 		return
 	}
-	switch {
-	case r == regBMCR:
-		p.writeBMCR(v)
-	case isBase(r):
-		p.base.GuestWrite(off(r), uint32(v))
-	default:
-		if f := p.pages[p.Page()]; f != nil {
-			f.GuestWrite(off(r), uint32(v))
-			if p.Page() == pageIntr && r == regINER {
-				p.updateIRQ()
-			}
-		}
+	if f := p.fileOf(r); f != nil {
+		f.GuestWrite(off(r), uint32(v))
 	}
 	p.notify()
+}
+
+// fileOf is the register file that holds register r now: the base registers
+// ignore the page select, the others belong to the selected page (nil: none).
+func (p *RTL8211F) fileOf(r uint8) *reg.File {
+	switch {
+	case r >= 32:
+		return nil
+	case isBase(r):
+		return p.base
+	}
+	return p.pages[p.Page()]
 }
 
 // isBase reports whether register r ignores the page select.
 func isBase(r uint8) bool { return r <= 0x0f || r == regPAGSR }
 
-// bmsr is the value a BMSR read returns: the stored abilities and AN state
-// with the link bit low if the link is down now or dropped since the last read.
-func (p *RTL8211F) bmsr() uint16 {
-	v := uint16(p.base.Get(off(regBMSR))) &^ bmsrLinkStatus
-	if p.media.Up && !p.latchedLow {
-		v |= bmsrLinkStatus
+// bmsrValue is the value a BMSR read returns from the stored one: the abilities
+// and AN state with the link bit low if the link is down now or dropped since
+// the last read.
+func (p *RTL8211F) bmsrValue(v uint32) uint32 {
+	return bmsrLinkStatus.Set(v, b2u(p.media.Up && !p.latchedLow))
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
 	}
-	return v
+	return 0
 }
 
 // applyStraps loads the delay bits from the RXD1/RXD0 straps.
@@ -177,34 +173,31 @@ func (p *RTL8211F) applyStraps() {
 }
 
 // setBit is a hardware-side update of one bit of register r in f.
-func setBit(f *reg.File, r uint8, bit uint32, on bool) {
-	v := f.Get(off(r)) &^ bit
-	if on {
-		v |= bit
-	}
-	f.Set(off(r), v)
+func setBit(f *reg.File, r uint8, bit reg.Field, on bool) {
+	f.Set(off(r), bit.Set(f.Get(off(r)), b2u(on)))
 }
 
-// writeBMCR applies a guest BMCR write and starts whatever it implies.
-func (p *RTL8211F) writeBMCR(v uint16) {
-	if v&bmcrReset != 0 {
+// bmcrWritten follows a stored guest BMCR write and starts whatever it implies;
+// RESET resets every register, the write included.
+func (p *RTL8211F) bmcrWritten(old, cur uint32) {
+	if cur&bmcrReset.Mask() != 0 {
 		p.softReset()
 		return
 	}
-	old, cur, _ := p.base.GuestWrite(off(regBMCR), uint32(v))
-	anEnabled := cur&bmcrANEnable != 0
-	forcedBits := uint32(bmcrSpeed100 | bmcrSpeed1000 | bmcrFullDplx)
+	on := func(v uint32, f reg.Field) bool { return v&f.Mask() != 0 }
+	anEnabled := on(cur, bmcrANEnable)
+	forcedBits := reg.Masks(bmcrSpeed100, bmcrSpeed1000, bmcrFullDplx)
 	switch {
-	case cur&bmcrPowerDown != 0:
-		if old&bmcrPowerDown == 0 {
+	case on(cur, bmcrPowerDown):
+		if !on(old, bmcrPowerDown) {
 			p.stopLink()
 		}
 		setBit(p.base, regBMCR, bmcrANRestart, false)
-	case old&bmcrPowerDown != 0:
+	case on(old, bmcrPowerDown):
 		p.startLink()
-	case anEnabled && (old&bmcrANEnable == 0 || cur&bmcrANRestart != 0):
+	case anEnabled && (!on(old, bmcrANEnable) || on(cur, bmcrANRestart)):
 		p.startAutoneg()
-	case !anEnabled && (old&bmcrANEnable != 0 || (old^cur)&forcedBits != 0):
+	case !anEnabled && (on(old, bmcrANEnable) || (old^cur)&forcedBits != 0):
 		p.startForced()
 	}
 	if !anEnabled {

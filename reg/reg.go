@@ -1,9 +1,10 @@
 // Package reg declares hardware registers once, as tables of named fields with an
-// access kind, and keeps the values of one register block with those access rules
-// applied. Every hardware model in mesonemu (the HHI clock controller, the PRG_ETH0
-// glue, the DWMAC, the PHY) describes its registers with these tables, so the same
-// declaration drives the model's behaviour, `mesonemu regs` decoding and the
-// `--trace regs` output.
+// access kind and the side effects of guest accesses (hooks), and keeps the values
+// of one register block with those rules applied. Every hardware model in mesonemu
+// (the HHI clock controller, the PRG_ETH0 glue, the DWMAC, the PHY) describes its
+// registers with these tables, so the same declaration drives the model's
+// behaviour, `mesonemu regs` decoding and the `--trace regs` output; a device's
+// guest load and store are a table lookup plus the register's hooks.
 package reg
 
 import (
@@ -26,6 +27,9 @@ const (
 	SC
 	// WO fields accept writes but read back as zero (poll-demand registers).
 	WO
+	// RC fields ignore guest writes and are cleared by a guest read, after the read
+	// has returned them (missed-frame counters, interrupt status of a PHY).
+	RC
 )
 
 func (a Access) String() string {
@@ -40,6 +44,8 @@ func (a Access) String() string {
 		return "SC"
 	case WO:
 		return "WO"
+	case RC:
+		return "RC"
 	}
 	return fmt.Sprintf("Access(%d)", uint8(a))
 }
@@ -67,13 +73,42 @@ func (f Field) Get(v uint32) uint32 { return (v & f.Mask()) >> f.Lo }
 // Set returns v with the field replaced by x (x is truncated to the field width).
 func (f Field) Set(v, x uint32) uint32 { return v&^f.Mask() | (x<<f.Lo)&f.Mask() }
 
+// Masks is the union of the fields' bits, for a set of status bits named once.
+func Masks(fs ...Field) uint32 {
+	var m uint32
+	for _, f := range fs {
+		m |= f.Mask()
+	}
+	return m
+}
+
 // Register is one 32-bit register of a block.
+//
+// The hooks are the side effects of guest accesses, declared with the register
+// (nil: none). They run only from File.GuestRead and File.GuestWrite, never from
+// the hardware-side Get and Set, so a model updating its own registers cannot
+// trigger itself. A block whose registers carry hooks belongs to one device
+// instance (the hooks are bound to it).
 type Register struct {
 	Name   string
 	Offset uint32
 	Reset  uint32
 	Fields []Field
 	Doc    string
+
+	// Value computes what a read returns from the value the access rules give
+	// (write-only bits zero), for registers that show more than their stored bits
+	// (a latched-low link bit). It has no side effects: peeks and dumps use it too.
+	Value func(v uint32) uint32
+	// AfterRead runs after a guest read, once clear-on-read bits are cleared, with
+	// the value the guest got (acknowledging an interrupt, releasing a latch).
+	AfterRead func(v uint32)
+	// BeforeWrite sees the stored value and the guest's; false drops the write
+	// (a busy MDIO master ignores writes).
+	BeforeWrite func(old, v uint32) bool
+	// AfterWrite runs once a guest write is stored, with the register's values
+	// before and after it (start an engine, recompute the interrupt line).
+	AfterWrite func(old, cur uint32)
 }
 
 // Field finds a field by name; nil when the register has none of that name.
@@ -86,20 +121,24 @@ func (r *Register) Field(name string) *Field {
 	return nil
 }
 
-// masks returns the bit sets of each access kind. Bits that no field declares are
-// read-only: a guest cannot set reserved bits.
-func (r *Register) masks() (rw, w1c, wo uint32) {
+// ruleMasks are a register's bits by what a guest access does to them. Bits that
+// no field declares are read-only: a guest cannot set reserved bits.
+type ruleMasks struct{ rw, w1c, wo, rc uint32 }
+
+func (r *Register) masks() (m ruleMasks) {
 	for _, f := range r.Fields {
 		switch f.Access {
 		case RW, SC:
-			rw |= f.Mask()
+			m.rw |= f.Mask()
 		case W1C:
-			w1c |= f.Mask()
+			m.w1c |= f.Mask()
 		case WO:
-			wo |= f.Mask()
+			m.wo |= f.Mask()
+		case RC:
+			m.rc |= f.Mask()
 		}
 	}
-	return
+	return m
 }
 
 // FieldValue is one decoded field.
@@ -141,6 +180,9 @@ func (b *Block) Validate() error {
 			if f.Hi > 31 || f.Lo > f.Hi {
 				return fmt.Errorf("%s.%s.%s: bad bit range %d:%d", b.Name, r.Name, f.Name, f.Hi, f.Lo)
 			}
+			if f.Access > RC {
+				return fmt.Errorf("%s.%s.%s: unknown access kind %v", b.Name, r.Name, f.Name, f.Access)
+			}
 			if used&f.Mask() != 0 {
 				return fmt.Errorf("%s.%s.%s: overlaps another field", b.Name, r.Name, f.Name)
 			}
@@ -168,9 +210,7 @@ type File struct {
 	// small and word-aligned, and a slice lookup is several times cheaper than
 	// a map on the per-frame path (DMA status and descriptor registers).
 	dense []int32
-	rw    []uint32
-	w1c   []uint32
-	wo    []uint32
+	rules []ruleMasks
 }
 
 // NewFile makes a register file with every register at its reset value.
@@ -180,7 +220,7 @@ func NewFile(b *Block) *File {
 		top = max(top, r.Offset)
 	}
 	f := &File{block: b, vals: make([]uint32, len(b.Registers)), dense: make([]int32, top/4+1),
-		rw: make([]uint32, len(b.Registers)), w1c: make([]uint32, len(b.Registers)), wo: make([]uint32, len(b.Registers))}
+		rules: make([]ruleMasks, len(b.Registers))}
 	for i := range f.dense {
 		f.dense[i] = -1
 	}
@@ -190,7 +230,7 @@ func NewFile(b *Block) *File {
 			f.dense[r.Offset/4] = int32(i)
 		}
 		f.vals[i] = r.Reset
-		f.rw[i], f.w1c[i], f.wo[i] = r.masks()
+		f.rules[i] = r.masks()
 	}
 	return f
 }
@@ -222,29 +262,64 @@ func (f *File) Lookup(off uint32) *Register {
 	return nil
 }
 
-// Read returns the value a guest read sees (write-only fields read as zero) and
-// whether a register is declared at off.
+// Read returns the value a guest read would see (write-only fields read as zero,
+// the register's Value hook applied) without the read's side effects, and whether
+// a register is declared at off. Peeks and dumps use it.
 func (f *File) Read(off uint32) (uint32, bool) {
 	i, ok := f.lookup(off)
 	if !ok {
 		return 0, false
 	}
-	return f.vals[i] &^ f.wo[i], true
+	return f.readValue(i), true
 }
 
-// GuestWrite applies a guest write with each field's access rule and returns the
-// register's old and new values. ok is false when no register is declared at off
-// (the write is then ignored, as silicon ignores writes to holes).
+func (f *File) readValue(i int) uint32 {
+	v := f.vals[i] &^ f.rules[i].wo
+	if h := f.block.Registers[i].Value; h != nil {
+		v = h(v)
+	}
+	return v
+}
+
+// GuestRead is a guest load: the value Read gives, then clear-on-read fields
+// cleared and the register's AfterRead hook run. ok is false for a hole.
+func (f *File) GuestRead(off uint32) (uint32, bool) {
+	i, ok := f.lookup(off)
+	if !ok {
+		return 0, false
+	}
+	v := f.readValue(i)
+	f.vals[i] &^= f.rules[i].rc
+	if h := f.block.Registers[i].AfterRead; h != nil {
+		h(v)
+	}
+	return v, true
+}
+
+// GuestWrite is a guest store: the register's BeforeWrite hook may drop it, then
+// each field's access rule applies and the AfterWrite hook runs. It returns the
+// register's values before and after the write (equal when dropped); ok is false
+// when no register is declared at off (the write is then ignored, as silicon
+// ignores writes to holes). A hook may change the register again (a reset), so cur
+// is the value the access rules produced.
 func (f *File) GuestWrite(off, v uint32) (old, cur uint32, ok bool) {
 	i, ok := f.lookup(off)
 	if !ok {
 		return 0, 0, false
 	}
+	r := &f.block.Registers[i]
 	old = f.vals[i]
-	cur = old&^f.rw[i] | v&f.rw[i]
-	cur &^= v & f.w1c[i]
-	cur = cur&^f.wo[i] | v&f.wo[i]
+	if r.BeforeWrite != nil && !r.BeforeWrite(old, v) {
+		return old, old, true
+	}
+	m := f.rules[i]
+	cur = old&^m.rw | v&m.rw
+	cur &^= v & m.w1c
+	cur = cur&^m.wo | v&m.wo
 	f.vals[i] = cur
+	if r.AfterWrite != nil {
+		r.AfterWrite(old, cur)
+	}
 	return old, cur, true
 }
 

@@ -36,7 +36,7 @@ func (g *Glue) RegName(off uint32) string { return g.regs.RegName(off) }
 
 // ReadReg is a guest load.
 func (g *Glue) ReadReg(off uint32) uint32 {
-	v, _ := g.regs.Read(off)
+	v, _ := g.regs.GuestRead(off)
 	return v
 }
 

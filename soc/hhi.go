@@ -43,7 +43,7 @@ func (h *HHI) RegName(off uint32) string { return h.regs.RegName(off) }
 
 // ReadReg is a guest load. HHI registers this model does not declare read as 0.
 func (h *HHI) ReadReg(off uint32) uint32 {
-	v, _ := h.regs.Read(off)
+	v, _ := h.regs.GuestRead(off)
 	return v
 }
 

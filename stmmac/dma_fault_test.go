@@ -18,14 +18,14 @@ import (
 const w1cAll = 0x1ffff
 
 // csr5 builds an expected CSR5 value from source bits and the two process states.
-func csr5(bits, ts, rs uint32) uint32 { return bits | ts<<stTSShift | rs<<stRSShift }
+func csr5(bits, ts, rs uint32) uint32 { return bits | stTS.Set(0, ts) | stRS.Set(0, rs) }
 
 // checkCSR5 compares CSR5 with want and names the difference.
 func checkCSR5(t *testing.T, r *rig, want uint32) {
 	t.Helper()
 	if got := r.rd(offStatus); got != want {
 		t.Fatalf("CSR5 = %#08x, want %#08x (TS %d RS %d EB %d)", got, want,
-			got&stTSMask>>stTSShift, got&stRSMask>>stRSShift, got&stEBMask>>stEBShift)
+			stTS.Get(got), stRS.Get(got), stEB.Get(got))
 	}
 }
 
@@ -34,14 +34,14 @@ func checkCSR5(t *testing.T, r *rig, want uint32) {
 func expectTxServes(t *testing.T, r *rig) {
 	t.Helper()
 	const at = 0x8000
-	r.w(offOpMode, r.rd(offOpMode)&^opST)
+	r.w(offOpMode, r.rd(offOpMode)&^opST.Mask())
 	tx := newRing(r, at, 4, txBufAt+0x8000, 2048, false)
 	tx.initTx()
 	r.w(offTxBase, at)
 	f := testFrame(300, peerMAC, 0x77)
 	tx.queueTx(0, f, true)
 	before := len(r.sent)
-	r.w(offOpMode, r.rd(offOpMode)|opST)
+	r.w(offOpMode, r.rd(offOpMode)|opST.Mask())
 	r.m.Advance(emu.Millisecond)
 	if len(r.sent) != before+1 || !bytes.Equal(r.sent[len(r.sent)-1].frame, withFCS(f)) {
 		t.Fatalf("TX did not keep serving: %d frames sent", len(r.sent)-before)
@@ -52,11 +52,11 @@ func expectTxServes(t *testing.T, r *rig) {
 func expectRxServes(t *testing.T, r *rig) {
 	t.Helper()
 	const at = 0x9000
-	r.w(offOpMode, r.rd(offOpMode)&^opSR)
+	r.w(offOpMode, r.rd(offOpMode)&^opSR.Mask())
 	rx := newRing(r, at, 2, rxBufAt+0x8000, 1536, false)
 	rx.initRx(false)
 	r.w(offRxBase, at)
-	r.w(offOpMode, r.rd(offOpMode)|opSR)
+	r.w(offOpMode, r.rd(offOpMode)|opSR.Mask())
 	f := withFCS(testFrame(300, ourMAC, 0x55))
 	if o := r.receive(f); o != Delivered {
 		t.Fatalf("RX did not keep serving: %v", o)
@@ -78,7 +78,7 @@ func TestFaultLoopingListsBothChannels(t *testing.T) {
 		rx := newRing(r, rxRingAt, 4, rxBufAt, 1536, false)
 		rx.initRx(false)
 		r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
-		r.w(offOpMode, r.rd(offOpMode)&^opST)
+		r.w(offOpMode, r.rd(offOpMode)&^opST.Mask())
 		const loop = 0x2000
 		r.setRAM32(loop+4, tdes1FS|tdes1TCH)
 		r.setRAM32(loop+12, loop)
@@ -87,7 +87,7 @@ func TestFaultLoopingListsBothChannels(t *testing.T) {
 		r.w(offStatus, w1cAll)
 		fetches := r.counters().TxDescFetches
 		t0 := r.m.VirtualNow()
-		r.w(offOpMode, r.rd(offOpMode)|opST)
+		r.w(offOpMode, r.rd(offOpMode)|opST.Mask())
 		r.m.Advance(emu.Millisecond)
 		if r.m.VirtualNow() != t0+emu.Millisecond {
 			t.Fatalf("virtual time %d, want %d", r.m.VirtualNow(), t0+emu.Millisecond)
@@ -105,7 +105,7 @@ func TestFaultLoopingListsBothChannels(t *testing.T) {
 		if d := rx.get(0)[0]; d != rdes0FS|rdes0LS|rdes0FrameType|504<<rdes0FLShift {
 			t.Fatalf("RDES0 = %#x", d)
 		}
-		checkCSR5(t, r, csr5(stRI|stNIS, tsFetching, rsWaiting))
+		checkCSR5(t, r, csr5(stRI.Mask()|stNIS.Mask(), tsFetching, rsWaiting))
 		if !r.irqLevel() || len(r.sent) != 0 {
 			t.Fatalf("line %v, %d frames sent", r.irqLevel(), len(r.sent))
 		}
@@ -138,13 +138,13 @@ func TestFaultLoopingListsBothChannels(t *testing.T) {
 		if got := r.ram32(d0); got != descOWN {
 			t.Fatalf("RDES0[0] = %#x, want it left owned", got)
 		}
-		checkCSR5(t, r, csr5(stRI|stNIS, tsSuspended, rsWaiting))
+		checkCSR5(t, r, csr5(stRI.Mask()|stNIS.Mask(), tsSuspended, rsWaiting))
 		// Second frame: d1 now belongs to the host, so it stops at d0 and suspends.
 		if o := r.receive(f); o != DroppedNoDescriptor {
 			t.Fatalf("second outcome %v", o)
 		}
 		// RU is not among Linux's enabled sources (CSR7 0x1a061): no AIS.
-		checkCSR5(t, r, csr5(stRI|stNIS|stRU, tsSuspended, rsSuspended))
+		checkCSR5(t, r, csr5(stRI.Mask()|stNIS.Mask()|stRU.Mask(), tsSuspended, rsSuspended))
 		if r.rd(offMissed) != 1 {
 			t.Fatal("missed frame counter")
 		}
@@ -190,7 +190,7 @@ func TestFaultZeroLengthBuffers(t *testing.T) {
 						t.Errorf("TDES0[%d] = %#x", i, d)
 					}
 				}
-				checkCSR5(t, r, csr5(stTI|stTU|stNIS, tsSuspended, rsWaiting))
+				checkCSR5(t, r, csr5(stTI.Mask()|stTU.Mask()|stNIS.Mask(), tsSuspended, rsWaiting))
 				if c := r.counters(); c.TxBusErrors != 0 || c.TxFrames != 1 {
 					t.Fatalf("counters %+v", c)
 				}
@@ -233,8 +233,8 @@ func TestFaultOversizedTxFrames(t *testing.T) {
 		n      int // frame bytes without FCS, split into 2000-byte descriptors
 		limit  int // jabber limit in force
 	}{
-		{"2100 bytes, jabber timer on (2048)", linuxCfg1000 &^ cfgJD, 2100, DefaultJabberLimit},
-		{"10300 bytes with JE (10240)", linuxCfg1000&^cfgJD | cfgJE, 10300, DefaultJumboJabberLimit},
+		{"2100 bytes, jabber timer on (2048)", linuxCfg1000 &^ cfgJD.Mask(), 2100, DefaultJabberLimit},
+		{"10300 bytes with JE (10240)", linuxCfg1000&^cfgJD.Mask() | cfgJE.Mask(), 10300, DefaultJumboJabberLimit},
 		{"20000 bytes with JD: over the 16 KiB MAC buffer", linuxCfg1000, 20000, DefaultMaxFrame},
 	}
 	for _, tt := range tests {
@@ -282,7 +282,7 @@ func TestFaultOversizedTxFrames(t *testing.T) {
 			if want := t0 + cut + emu.Time(8*(preambleBytes+104)); r.sent[0].at != want {
 				t.Fatalf("small frame's last bit at %d, want %d", r.sent[0].at-t0, want-t0)
 			}
-			checkCSR5(t, r, csr5(stTI|stTJT|stTU|stNIS, tsSuspended, rsWaiting))
+			checkCSR5(t, r, csr5(stTI.Mask()|stTJT.Mask()|stTU.Mask()|stNIS.Mask(), tsSuspended, rsWaiting))
 			c := r.counters()
 			if c.TxJabberFlushed != 1 || c.TxFrames != 1 || c.TxOctets != 104 {
 				t.Fatalf("counters %+v", c)
@@ -304,7 +304,7 @@ func TestFaultTxFrameOverManyDescriptors(t *testing.T) {
 	const n, each = 70, 100
 	tx := newRing(r, txRingAt, n, txBufAt, each, false)
 	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000|cfgJE)
+	r.bringUp(txRingAt, rxRingAt, linuxCfg1000|cfgJE.Mask())
 	f := testFrame(n*each, peerMAC, 7)
 	r.writeRAM(txBufAt, f)
 	for i := range n {
@@ -349,8 +349,8 @@ func TestFaultOversizedRxFrames(t *testing.T) {
 	}{
 		{"giant 1600", linuxCfg1000, 0, 1600, DroppedLength, 0xa8, "mmc_rx_oversize_g", 0},
 		{"watchdog 2100", linuxCfg1000, 0, 2100, DroppedLength, 0xdc, "mmc_rx_watchdog_error", 0},
-		{"70000 with WD: cut at 16383, over the RX FIFO", linuxCfg1000 | cfgWD, 0, 70000, DroppedLength, 0xd4, "mmc_rx_fifo_overflow", 0},
-		{"9018 jumbo with JE in threshold mode", linuxCfg1000 | cfgJE, 0, 9018, Delivered, 0, "", stRI | stNIS},
+		{"70000 with WD: cut at 16383, over the RX FIFO", linuxCfg1000 | cfgWD.Mask(), 0, 70000, DroppedLength, 0xd4, "mmc_rx_fifo_overflow", 0},
+		{"9018 jumbo with JE in threshold mode", linuxCfg1000 | cfgJE.Mask(), 0, 9018, Delivered, 0, "", stRI.Mask() | stNIS.Mask()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -361,7 +361,7 @@ func TestFaultOversizedRxFrames(t *testing.T) {
 			rx.initRx(false)
 			r.bringUp(txRingAt, rxRingAt, tt.macCfg)
 			if tt.want == Delivered {
-				r.w(offOpMode, r.rd(offOpMode)&^opRSF) // a 9 KiB frame does not fit the 4 KiB FIFO
+				r.w(offOpMode, r.rd(offOpMode)&^opRSF.Mask()) // a 9 KiB frame does not fit the 4 KiB FIFO
 			}
 			r.w(offStatus, w1cAll)
 			f := withFCS(testFrame(tt.n-4, ourMAC, 8))
@@ -451,13 +451,13 @@ func TestFaultAddressesOutsideRAM(t *testing.T) {
 					t.Fatalf("outcome %v", o)
 				}
 			}
-			eb := tt.wantEB << stEBShift
+			eb := stEB.Set(0, tt.wantEB)
 			if tt.tx {
 				// The bus error happened during bring-up; TS stopped, RS still waiting.
-				checkCSR5(t, r, csr5(eb|stFBI|stTPS|stAIS, tsStopped, rsWaiting))
+				checkCSR5(t, r, csr5(eb|stFBI.Mask()|stTPS.Mask()|stAIS.Mask(), tsStopped, rsWaiting))
 			} else {
 				// TX suspended on its empty ring at bring-up (TU cleared above).
-				checkCSR5(t, r, csr5(eb|stFBI|stRPS|stAIS, tsSuspended, rsStopped))
+				checkCSR5(t, r, csr5(eb|stFBI.Mask()|stRPS.Mask()|stAIS.Mask(), tsSuspended, rsStopped))
 			}
 			if !r.irqLevel() {
 				t.Fatal("FBI is enabled but the line is low")
@@ -491,19 +491,19 @@ func TestFaultNonsensicalRegisterOrder(t *testing.T) {
 	tx.initTx()
 	rx := newRing(r, rxRingAt, 4, rxBufAt, 1536, false)
 	rx.initRx(false)
-	r.w(offBusMode, busSWR)
+	r.w(offBusMode, busSWR.Mask())
 	r.m.Advance(emu.Microsecond)
 	// A poll demand to a stopped engine does nothing.
 	r.w(offTxPoll, 1)
 	r.w(offRxPoll, 1)
 	checkCSR5(t, r, csr5(0, tsStopped, rsStopped))
 	r.w(offIntEnable, 0x1a061)
-	r.w(offAddr0High, addrAE|uint32(ourMAC[5])<<8|uint32(ourMAC[4]))
+	r.w(offAddr0High, addrAE.Mask()|uint32(ourMAC[5])<<8|uint32(ourMAC[4]))
 	r.w(offAddr0High+4, uint32(ourMAC[3])<<24|uint32(ourMAC[2])<<16|uint32(ourMAC[1])<<8|uint32(ourMAC[0]))
-	r.w(offOpMode, opRSF|opST|opSR) // before the MAC configuration and the bases
+	r.w(offOpMode, opRSF.Mask()|opST.Mask()|opSR.Mask()) // before the MAC configuration and the bases
 	r.w(offMACConfig, linuxCfg1000)
 	r.m.Advance(emu.Microsecond)
-	checkCSR5(t, r, csr5(stTU, tsSuspended, rsWaiting))
+	checkCSR5(t, r, csr5(stTU.Mask(), tsSuspended, rsWaiting))
 	if r.rd(offCurTxDesc) != 0 {
 		t.Fatalf("TX looked at %#x, want the reset base 0", r.rd(offCurTxDesc))
 	}
@@ -511,7 +511,7 @@ func TestFaultNonsensicalRegisterOrder(t *testing.T) {
 	if o := r.receive(f); o != DroppedNoDescriptor {
 		t.Fatalf("RX with base 0: %v", o)
 	}
-	checkCSR5(t, r, csr5(stTU|stRU, tsSuspended, rsSuspended))
+	checkCSR5(t, r, csr5(stTU.Mask()|stRU.Mask(), tsSuspended, rsSuspended))
 	// Bases written while running: the engines keep their position.
 	r.w(offTxBase, txRingAt)
 	r.w(offRxBase, rxRingAt)
@@ -531,12 +531,12 @@ func TestFaultNonsensicalRegisterOrder(t *testing.T) {
 		t.Fatalf("missed frames %d", got)
 	}
 	// Stop, write the bases again, start: now both work.
-	r.w(offOpMode, r.rd(offOpMode)&^(opST|opSR))
-	checkCSR5(t, r, csr5(stTU|stRU|stTPS|stRPS, tsStopped, rsStopped))
+	r.w(offOpMode, r.rd(offOpMode)&^(opST.Mask()|opSR.Mask()))
+	checkCSR5(t, r, csr5(stTU.Mask()|stRU.Mask()|stTPS.Mask()|stRPS.Mask(), tsStopped, rsStopped))
 	r.w(offTxBase, txRingAt)
 	r.w(offRxBase, rxRingAt)
 	r.w(offStatus, w1cAll)
-	r.w(offOpMode, r.rd(offOpMode)|opST|opSR)
+	r.w(offOpMode, r.rd(offOpMode)|opST.Mask()|opSR.Mask())
 	r.m.Advance(emu.Millisecond)
 	if len(r.sent) != 1 {
 		t.Fatalf("sent %d after restart", len(r.sent))
@@ -544,7 +544,7 @@ func TestFaultNonsensicalRegisterOrder(t *testing.T) {
 	if o := r.receive(f); o != Delivered {
 		t.Fatalf("RX after restart: %v", o)
 	}
-	checkCSR5(t, r, csr5(stTI|stTU|stRI|stNIS, tsSuspended, rsWaiting))
+	checkCSR5(t, r, csr5(stTI.Mask()|stTU.Mask()|stRI.Mask()|stNIS.Mask(), tsSuspended, rsWaiting))
 }
 
 // TestFaultFlushHeldFrame: FTF while a complete frame waits for TE: the frame is
@@ -553,14 +553,14 @@ func TestFaultFlushHeldFrame(t *testing.T) {
 	r := newRig(t, Config{})
 	tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
 	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000&^cfgTE)
+	r.bringUp(txRingAt, rxRingAt, linuxCfg1000&^cfgTE.Mask())
 	tx.queueTx(0, testFrame(200, peerMAC, 1), true)
 	tx.queueTx(1, testFrame(300, peerMAC, 2), true)
 	r.w(offTxPoll, 1)
 	r.m.Advance(emu.Microsecond)
 	r.w(offStatus, w1cAll)
 	checkCSR5(t, r, csr5(0, tsReading, rsWaiting))
-	r.w(offOpMode, r.rd(offOpMode)|opFTF)
+	r.w(offOpMode, r.rd(offOpMode)|opFTF.Mask())
 	r.m.Advance(emu.Microsecond)
 	if d := tx.get(0)[0]; d != tdes0Flushed|tdes0ES {
 		t.Fatalf("TDES0[0] = %#x", d)
@@ -597,16 +597,16 @@ func TestFaultSoftwareResetMidTransfer(t *testing.T) {
 	tx.queueTx(0, big, true)
 	r.w(offTxPoll, 1)
 	r.m.Advance(5 * emu.Microsecond) // gathered, 5 of its 12.2 us on the line
-	if ts := r.rd(offStatus) & stTSMask >> stTSShift; ts != tsWaiting {
+	if ts := stTS.Get(r.rd(offStatus)); ts != tsWaiting {
 		t.Fatalf("TS %d: frame not on the line", ts)
 	}
-	r.w(offBusMode, busSWR)
+	r.w(offBusMode, busSWR.Mask())
 	r.m.Advance(softwareResetTime / 2)
 	// Again, half way: the write lands (the databook says not to write before SWR
 	// reads 0) but neither restarts nor extends the reset.
-	r.w(offBusMode, busSWR|8<<8)
+	r.w(offBusMode, busSWR.Mask()|8<<8)
 	r.m.Advance(softwareResetTime/2 - 1)
-	if r.rd(offBusMode)&busSWR == 0 {
+	if r.rd(offBusMode)&busSWR.Mask() == 0 {
 		t.Fatal("SWR cleared early")
 	}
 	r.m.Advance(1)

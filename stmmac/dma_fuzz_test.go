@@ -243,7 +243,7 @@ func (r *dmaFuzzRun) check() {
 func (r *dmaFuzzRun) checkStatus() {
 	st, _ := r.mac.Peek(offStatus)
 	en, _ := r.mac.Peek(offIntEnable)
-	ts, rs := st&stTSMask>>stTSShift, st&stRSMask>>stRSShift
+	ts, rs := stTS.Get(st), stRS.Get(st)
 	okTS := map[ProcessState]bool{
 		Stopped:   ts == tsStopped,
 		Running:   ts == tsFetching || ts == tsWaiting || ts == tsReading,
@@ -260,11 +260,11 @@ func (r *dmaFuzzRun) checkStatus() {
 	wantNIS := st&en&stNormal != 0
 	wantAIS := st&en&stAbnormal != 0
 	wantGLI := intStatus&^intMask&intSources != 0
-	if st&stNIS != 0 != wantNIS || st&stAIS != 0 != wantAIS || st&stGLI != 0 != wantGLI {
+	if st&stNIS.Mask() != 0 != wantNIS || st&stAIS.Mask() != 0 != wantAIS || st&stGLI.Mask() != 0 != wantGLI {
 		r.t.Fatalf("CSR5 %#08x with CSR7 %#08x, MAC interrupt status %#x mask %#x: want NIS %v AIS %v GLI %v",
 			st, en, intStatus, intMask, wantNIS, wantAIS, wantGLI)
 	}
-	if want := wantNIS && en&stNIS != 0 || wantAIS && en&stAIS != 0 || wantGLI; r.irq.Level() != want {
+	if want := wantNIS && en&stNIS.Mask() != 0 || wantAIS && en&stAIS.Mask() != 0 || wantGLI; r.irq.Level() != want {
 		r.t.Fatalf("interrupt line %v with CSR5 %#08x CSR7 %#08x", r.irq.Level(), st, en)
 	}
 }
@@ -298,11 +298,11 @@ func dmaFuzzSeeds() [][]byte {
 	wait := func(ns uint32) op { return op{opKindTime, 0, 0, ns} }
 	recv := func(n uint32) op { return op{opKindRecv, 0, n, 0} }
 	bringUpWith := func(macCfg uint32) []op {
-		return []op{reg(offBusMode, busSWR), wait(2000), reg(offBusMode, 8<<8), reg(offIntEnable, 0x1a061),
+		return []op{reg(offBusMode, busSWR.Mask()), wait(2000), reg(offBusMode, 8<<8), reg(offIntEnable, 0x1a061),
 			reg(offRxBase, fuzzRingAt+0x200), reg(offTxBase, fuzzRingAt),
-			reg(offAddr0High, addrAE|uint32(ourMAC[5])<<8|uint32(ourMAC[4])),
+			reg(offAddr0High, addrAE.Mask()|uint32(ourMAC[5])<<8|uint32(ourMAC[4])),
 			reg(offAddr0High+4, uint32(ourMAC[3])<<24|uint32(ourMAC[2])<<16|uint32(ourMAC[1])<<8|uint32(ourMAC[0])),
-			reg(offMACConfig, macCfg), reg(offOpMode, opRSF|1<<21|opST|opSR),
+			reg(offMACConfig, macCfg), reg(offOpMode, opRSF.Mask()|1<<21|opST.Mask()|opSR.Mask()),
 		}
 	}
 	bringUp := bringUpWith(linuxCfg1000)
@@ -344,15 +344,15 @@ func dmaFuzzSeeds() [][]byte {
 		// A chained descriptor that points at itself, OWN set, never LS.
 		enc([]uint32{descOWN, tdes1FS | tdes1TCH, 0, fuzzRingAt}, withOps(wait(1000000), recv(300))...),
 		// DMA started before the list bases were written.
-		enc(good, reg(offOpMode, opST|opSR), reg(offMACConfig, linuxCfg1000), wait(5000), recv(200),
+		enc(good, reg(offOpMode, opST.Mask()|opSR.Mask()), reg(offMACConfig, linuxCfg1000), wait(5000), recv(200),
 			reg(offTxBase, fuzzRingAt), reg(offRxBase, fuzzRingAt+0x200), reg(offTxPoll, 1), wait(50000)),
 		// Software reset in the middle of a transfer.
-		enc(good, withOps(wait(500), reg(offBusMode, busSWR), recv(1000), wait(5000))...),
+		enc(good, withOps(wait(500), reg(offBusMode, busSWR.Mask()), recv(1000), wait(5000))...),
 		// TX and RX buffers outside RAM.
 		enc(image(frame200, 0x40000000, 0x80000000), withOps(recv(100), wait(10000), reg(offTxPoll, 1), recv(100))...),
 		// A frame longer than the jabber limit with JD clear, loopback on.
 		enc(image(tdes1FS|tdes1LS|2047|2047<<tdes1TBS2Shift, fuzzBufAt, fuzzBufAt+0x8000),
-			append(bringUpWith(linuxCfg1000&^cfgJD|cfgLM), wait(100000))...),
+			append(bringUpWith(linuxCfg1000&^cfgJD.Mask()|cfgLM.Mask()), wait(100000))...),
 		// Zero-length buffers, then a descriptor ending the frame.
 		enc(image(tdes1FS, fuzzBufAt, fuzzBufAt+0x8000), withOps(op{opKindDesc, 1, tdes1LS | 64, 0}, reg(offTxPoll, 1), wait(10000))...),
 		// Link change, then the MAC interrupt masked.

@@ -28,13 +28,13 @@ func (c *MAC) perfectMatch(dst []byte) bool {
 	for n := range macAddrRegs {
 		off := offAddr0High + uint32(8*n)
 		high, low := c.macRegs.Get(off), c.macRegs.Get(off+4)
-		if n > 0 && (high&addrAE == 0 || high&(1<<30) != 0) {
+		if n > 0 && (high&addrAE.Mask() == 0 || high&addrSA.Mask() != 0) {
 			continue
 		}
 		regAddr := [6]byte{byte(low), byte(low >> 8), byte(low >> 16), byte(low >> 24), byte(high), byte(high >> 8)}
 		var mask uint32
 		if n > 0 {
-			mask = high >> 24 & 0x3f
+			mask = addrMBC.Get(high)
 		}
 		match := true
 		for i := range 6 {
@@ -55,31 +55,31 @@ func (c *MAC) perfectMatch(dst []byte) bool {
 // mode passes failing frames with it set). The SA filter is not modelled.
 func (c *MAC) addressFilter(frame []byte) (pass, daFail bool) {
 	ff := c.macRegs.Get(offFrameFilter)
-	if ff&ffPR != 0 {
+	if ff&ffPR.Mask() != 0 {
 		return true, false
 	}
 	dst := frame[:6]
 	var match bool
 	switch {
 	case isBroadcast(frame):
-		match = ff&ffDBF == 0
-	case dst[0]&1 != 0 && ff&ffPM != 0:
+		match = ff&ffDBF.Mask() == 0
+	case dst[0]&1 != 0 && ff&ffPM.Mask() != 0:
 		match = true
 	default:
-		hashMode := ffHUC
+		hashMode := ffHUC.Mask()
 		if dst[0]&1 != 0 {
-			hashMode = ffHMC
+			hashMode = ffHMC.Mask()
 		}
-		if ff&uint32(hashMode) != 0 {
-			match = c.hashMatch(dst) || (ff&ffHPF != 0 && c.perfectMatch(dst))
+		if ff&hashMode != 0 {
+			match = c.hashMatch(dst) || (ff&ffHPF.Mask() != 0 && c.perfectMatch(dst))
 		} else {
 			match = c.perfectMatch(dst)
 		}
-		if ff&ffDAIF != 0 {
+		if ff&ffDAIF.Mask() != 0 {
 			match = !match
 		}
 	}
-	if ff&ffRA != 0 {
+	if ff&ffRA.Mask() != 0 {
 		return true, !match
 	}
 	return match, !match
@@ -89,7 +89,7 @@ func (c *MAC) addressFilter(frame []byte) (pass, daFail bool) {
 // them all, 1 forwards all but PAUSE, 2 forwards all, 3 forwards those that passed the
 // address filter.
 func (c *MAC) controlFrameFilter(frame []byte, addressPass bool) bool {
-	switch c.macRegs.Get(offFrameFilter) & ffPCF >> 6 {
+	switch ffPCF.Get(c.macRegs.Get(offFrameFilter)) {
 	case 1:
 		return len(frame) < 16 || frame[14] != 0 || frame[15] != 1
 	case 2:

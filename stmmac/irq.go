@@ -1,21 +1,23 @@
 package stmmac
 
+import "mesonemu/reg"
+
 // updateIRQ recomputes the derived CSR5 bits (NIS, AIS, GLI) and drives the interrupt
 // line: (NIS & NIE) | (AIS & AIE) | GLI. Call it after every state change.
 func (c *MAC) updateIRQ() {
-	st := c.dmaRegs.Get(offStatus) &^ (stNIS | stAIS | stGLI)
+	st := c.dmaRegs.Get(offStatus) &^ reg.Masks(stNIS, stAIS, stGLI)
 	en := c.dmaRegs.Get(offIntEnable)
 	if st&en&stNormal != 0 {
-		st |= stNIS
+		st |= stNIS.Mask()
 	}
 	if st&en&stAbnormal != 0 {
-		st |= stAIS
+		st |= stAIS.Mask()
 	}
 	if c.macRegs.Get(offIntStatus)&^c.macRegs.Get(offIntMask)&intSources != 0 {
-		st |= stGLI
+		st |= stGLI.Mask()
 	}
 	c.dmaRegs.Set(offStatus, st)
-	level := st&en&(stNIS|stAIS) != 0 || st&stGLI != 0
+	level := st&en&reg.Masks(stNIS, stAIS) != 0 || st&stGLI.Mask() != 0
 	if level && !c.irqLevel {
 		c.counters.IRQAssertions++
 	}
@@ -33,11 +35,11 @@ func (c *MAC) raise(bits uint32) {
 
 // setTS and setRS write the CSR5 process-state fields.
 func (c *MAC) setTS(code uint32) {
-	c.dmaRegs.Set(offStatus, c.dmaRegs.Get(offStatus)&^stTSMask|code<<stTSShift)
+	c.dmaRegs.Set(offStatus, stTS.Set(c.dmaRegs.Get(offStatus), code))
 }
 
 func (c *MAC) setRS(code uint32) {
-	c.dmaRegs.Set(offStatus, c.dmaRegs.Get(offStatus)&^stRSMask|code<<stRSShift)
+	c.dmaRegs.Set(offStatus, stRS.Set(c.dmaRegs.Get(offStatus), code))
 }
 
 // busError answers a DMA access outside RAM as silicon does: FBI with the error bits
@@ -54,15 +56,15 @@ func (c *MAC) busError(tx, read, descriptor bool) {
 	if descriptor {
 		eb |= ebDescriptor
 	}
-	st := c.dmaRegs.Get(offStatus)&^stEBMask | eb<<stEBShift | stFBI
+	st := stEB.Set(c.dmaRegs.Get(offStatus), eb) | stFBI.Mask()
 	c.dmaRegs.Set(offStatus, st)
 	if tx {
 		c.counters.TxBusErrors++
 		c.txHalt()
-		c.raise(stTPS)
+		c.raise(stTPS.Mask())
 	} else {
 		c.counters.RxBusErrors++
 		c.rxHalt()
-		c.raise(stRPS)
+		c.raise(stRPS.Mask())
 	}
 }

@@ -37,7 +37,6 @@ type MAC struct {
 	mmcRegs *reg.File
 	dmaRegs *reg.File
 
-	mmc    [mmcCounterCount]uint32
 	mmcCtl uint32 // MMC_CNTRL, cached for the frame path
 
 	transmit func(frame []byte)
@@ -74,11 +73,9 @@ func New(m *emu.Machine, irq *emu.IRQ, mii *mdio.Bus, cfg Config) *MAC {
 	if c.mii == nil {
 		c.mii = &mdio.Bus{}
 	}
-	c.blocks[0] = reg.Block{Name: "dwmac.mac", Registers: append([]reg.Register(nil), macRegisters...)}
-	c.blocks[1] = reg.Block{Name: "dwmac.mmc", Registers: append([]reg.Register(nil), mmcRegisters...)}
-	c.blocks[2] = reg.Block{Name: "dwmac.dma", Registers: append([]reg.Register(nil), dmaRegisters...)}
-	c.blocks[0].Register("GMAC_VERSION").Reset = cfg.Version
-	c.blocks[2].Register("DMA_HW_FEATURE").Reset = cfg.HWFeature
+	c.blocks[0] = reg.Block{Name: "dwmac.mac", Registers: c.macRegisters()}
+	c.blocks[1] = reg.Block{Name: "dwmac.mmc", Registers: c.mmcRegisters()}
+	c.blocks[2] = reg.Block{Name: "dwmac.dma", Registers: c.dmaRegisters()}
 	c.macRegs = reg.NewFile(&c.blocks[0])
 	c.mmcRegs = reg.NewFile(&c.blocks[1])
 	c.dmaRegs = reg.NewFile(&c.blocks[2])
@@ -91,7 +88,7 @@ func New(m *emu.Machine, irq *emu.IRQ, mii *mdio.Bus, cfg Config) *MAC {
 	c.ftfDoneFn = c.ftfDone
 	if cfg.MACAddr != ([6]byte{}) {
 		a := cfg.MACAddr
-		c.macRegs.Set(offAddr0High, addrAE|uint32(a[5])<<8|uint32(a[4]))
+		c.macRegs.Set(offAddr0High, addrAE.Mask()|uint32(a[5])<<8|uint32(a[4]))
 		c.macRegs.Set(offAddr0High+4, uint32(a[3])<<24|uint32(a[2])<<16|uint32(a[1])<<8|uint32(a[0]))
 	}
 	return c
@@ -127,112 +124,61 @@ func (c *MAC) RegName(off uint32) string {
 	return fmt.Sprintf("+%#x", off)
 }
 
-// value reads a register without side effects.
-func (c *MAC) value(off uint32) (uint32, bool) {
-	if i, ok := mmcCounterAt(off); ok {
-		return c.mmc[i], true
-	}
+// Peek reads a register as the guest would, without read side effects (clear-on-read
+// counters keep their value). Lock held.
+func (c *MAC) Peek(off uint32) (uint32, bool) {
 	if f := c.file(off); f != nil {
 		return f.Read(off)
 	}
 	return 0, false
 }
 
-// Peek reads a register as the guest would, without read side effects (clear-on-read
-// counters keep their value). Lock held.
-func (c *MAC) Peek(off uint32) (uint32, bool) { return c.value(off) }
-
-// ReadReg is a guest load. Holes read 0.
+// ReadReg is a guest load: the register's table entry with its access rules and read
+// hooks (regs_*.go). Holes read 0.
 func (c *MAC) ReadReg(off uint32) uint32 {
-	v, _ := c.value(off)
-	switch {
-	case off == offRGMIIStatus:
-		// Reading the RGMII status acknowledges the link-change interrupt.
-		if c.macRegs.Get(offIntStatus)&intRGMII != 0 {
-			c.macRegs.Set(offIntStatus, c.macRegs.Get(offIntStatus)&^intRGMII)
-			c.updateIRQ()
-		}
-	case off == offMissed:
-		c.dmaRegs.Set(offMissed, 0)
-	default:
-		if i, ok := mmcCounterAt(off); ok && c.mmcCtl&mmcRstOnRead != 0 {
-			c.mmc[i] = 0
-		}
+	if f := c.file(off); f != nil {
+		v, _ := f.GuestRead(off)
+		return v
 	}
-	return v
+	return 0
 }
 
-// WriteReg is a guest store. Any offset and value is accepted.
+// WriteReg is a guest store: the register's table entry with its access rules and
+// write hooks (regs_*.go). Any offset and value is accepted; holes ignore it.
 func (c *MAC) WriteReg(off uint32, v uint32) {
-	switch off {
-	case offMIIAddr:
-		c.writeMIIAddr(v)
-	case offMACConfig:
-		_, cur, _ := c.macRegs.GuestWrite(off, v)
-		if cur&cfgTE != 0 {
-			c.txLaunch() // a frame held back by TE = 0 may go now
-		}
-	case offFlowCtrl:
-		_, cur, _ := c.macRegs.GuestWrite(off, v)
-		c.macRegs.Set(off, cur&^1) // PAUSE generation is not modelled: FCB is done at once
-	case offPMT:
-		_, cur, _ := c.macRegs.GuestWrite(off, v)
-		c.macRegs.Set(off, cur&^(1<<31))
-	case offMMCCntrl:
-		c.writeMMCControl(v)
-	case offBusMode:
-		_, cur, _ := c.dmaRegs.GuestWrite(off, v)
-		if cur&busSWR != 0 && !c.swrEv.Pending() {
-			c.softwareReset()
-		}
-	case offTxPoll:
-		c.txPollDemand()
-	case offRxPoll:
-		c.rxPollDemand()
-	case offTxBase:
-		_, cur, _ := c.dmaRegs.GuestWrite(off, v)
-		if c.tx.state == Stopped {
-			c.tx.cur = cur
-		}
-	case offRxBase:
-		_, cur, _ := c.dmaRegs.GuestWrite(off, v)
-		if c.rx.state == Stopped {
-			c.rx.cur = cur
-		}
-	case offStatus, offIntEnable:
-		c.dmaRegs.GuestWrite(off, v)
-		c.updateIRQ()
-	case offIntMask:
-		// The mask gates the MAC's status into GLI and the line combinationally.
-		c.macRegs.GuestWrite(off, v)
-		c.updateIRQ()
-	case offOpMode:
-		c.writeOpMode(v)
-	default:
-		if f := c.file(off); f != nil {
-			if _, ok := mmcCounterAt(off); !ok {
-				f.GuestWrite(off, v)
-			}
-		}
+	if f := c.file(off); f != nil {
+		f.GuestWrite(off, v)
 	}
 }
 
-// writeOpMode applies CSR6: start/stop of both channels and the TX FIFO flush.
-func (c *MAC) writeOpMode(v uint32) {
-	old, cur, _ := c.dmaRegs.GuestWrite(offOpMode, v)
-	if cur&opFTF != 0 && old&opFTF == 0 {
+// ackRGMIIChange is the read side effect of GMAC_S_R_GMII: it acknowledges the
+// link-change interrupt.
+func (c *MAC) ackRGMIIChange() {
+	if st := c.macRegs.Get(offIntStatus); st&intRGMII.Mask() != 0 {
+		c.macRegs.Set(offIntStatus, st&^intRGMII.Mask())
+		c.updateIRQ()
+	}
+}
+
+// opModeWritten applies CSR6: start/stop of both channels and the TX FIFO flush.
+func (c *MAC) opModeWritten(old, cur uint32) {
+	edge := func(f reg.Field) (rose, fell bool) {
+		m := f.Mask()
+		return cur&m != 0 && old&m == 0, cur&m == 0 && old&m != 0
+	}
+	if rose, _ := edge(opFTF); rose {
 		c.flushTxFIFO()
 	}
-	switch {
-	case cur&opST != 0 && old&opST == 0:
+	switch rose, fell := edge(opST); {
+	case rose:
 		c.txStart()
-	case cur&opST == 0 && old&opST != 0:
+	case fell:
 		c.txStop()
 	}
-	switch {
-	case cur&opSR != 0 && old&opSR == 0:
+	switch rose, fell := edge(opSR); {
+	case rose:
 		c.rxStart()
-	case cur&opSR == 0 && old&opSR != 0:
+	case fell:
 		c.rxStop()
 	}
 	c.updateIRQ()
@@ -247,76 +193,60 @@ func (c *MAC) softwareReset() {
 	c.macRegs.Reset()
 	c.mmcRegs.Reset()
 	c.dmaRegs.Reset()
-	c.mmc = [mmcCounterCount]uint32{}
 	c.mmcCtl = 0
 	c.tx = txEngine{buf: c.tx.buf, walkEv: c.tx.walkEv, lineEv: c.tx.lineEv}
 	c.rx = rxEngine{}
 	c.mdio = mdioMaster{}
 	// The RGMII status is the PHY's in-band status, sampled again at once.
 	c.applyLinkStatus()
-	c.dmaRegs.Set(offBusMode, c.dmaRegs.Get(offBusMode)|busSWR)
+	c.dmaRegs.Set(offBusMode, c.dmaRegs.Get(offBusMode)|busSWR.Mask())
 	c.swrEv = c.m.After(softwareResetTime, c.swrDoneFn)
 	c.counters.SoftwareResets++
 	c.updateIRQ()
 }
 
 func (c *MAC) swrDone() {
-	c.dmaRegs.Set(offBusMode, c.dmaRegs.Get(offBusMode)&^busSWR)
+	c.dmaRegs.Set(offBusMode, c.dmaRegs.Get(offBusMode)&^busSWR.Mask())
 }
 
-// writeMMCControl applies MMC_CNTRL: preset, then reset (Linux v5.4 writes both).
-func (c *MAC) writeMMCControl(v uint32) {
-	_, cur, _ := c.mmcRegs.GuestWrite(offMMCCntrl, v)
-	if cur&mmcCntPreset != 0 {
-		for i, d := range mmcCounterDefs {
-			switch {
-			case d.octet && cur&mmcPresetFull != 0:
-				c.mmc[i] = 0xfffff800
-			case d.octet:
-				c.mmc[i] = 0x7ffff800
-			case cur&mmcPresetFull != 0:
-				c.mmc[i] = 0xfffffff0
-			default:
-				c.mmc[i] = 0x7ffffff0
-			}
+// mmcControl applies MMC_CNTRL: preset, then reset (Linux v5.4 writes both); both
+// complete at once.
+func (c *MAC) mmcControl(cur uint32) {
+	full := cur&mmcPresetFull.Mask() != 0
+	for _, d := range mmcCounterDefs {
+		var v uint32
+		switch {
+		case cur&mmcCntReset.Mask() != 0:
+		case cur&mmcCntPreset.Mask() == 0:
+			continue
+		case d.octet && full:
+			v = 0xfffff800
+		case d.octet:
+			v = 0x7ffff800
+		case full:
+			v = 0xfffffff0
+		default:
+			v = 0x7ffffff0
 		}
+		c.mmcRegs.Set(mmcBase+d.off, v)
 	}
-	if cur&mmcCntReset != 0 {
-		c.mmc = [mmcCounterCount]uint32{}
-	}
-	cur &^= mmcCntReset | mmcCntPreset
+	cur &^= reg.Masks(mmcCntReset, mmcCntPreset)
 	c.mmcRegs.Set(offMMCCntrl, cur)
 	c.mmcCtl = cur
 }
 
-// mmcSlots maps (offset - mmcBase)/4 to a counter's index in MAC.mmc plus one
-// (0: no counter there). A dense table: every register read asks it.
-var mmcSlots = func() (slots [(mmcBlockEnd - mmcBase) / 4]uint8) {
-	for i, d := range mmcCounterDefs {
-		slots[d.off/4] = uint8(i + 1)
-	}
-	return slots
-}()
-
-// mmcCounterAt is the MMC counter at register offset off, if there is one.
-func mmcCounterAt(off uint32) (mmcCounter, bool) {
-	if off < mmcBase || off >= mmcBlockEnd || off%4 != 0 {
-		return 0, false
-	}
-	s := mmcSlots[(off-mmcBase)/4]
-	return mmcCounter(s) - 1, s != 0
-}
-
 // mmcAdd counts n into an MMC counter, honouring freeze and stop-at-rollover.
 func (c *MAC) mmcAdd(i mmcCounter, n uint32) {
-	if c.mmcCtl&mmcCntFreeze != 0 {
+	if c.mmcCtl&mmcCntFreeze.Mask() != 0 {
 		return
 	}
-	v := c.mmc[i] + n
-	if v < c.mmc[i] && c.mmcCtl&mmcCntStopRoll != 0 {
+	off := mmcBase + mmcCounterDefs[i].off
+	old := c.mmcRegs.Get(off)
+	v := old + n
+	if v < old && c.mmcCtl&mmcCntStopRoll.Mask() != 0 {
 		v = 0xffffffff
 	}
-	c.mmc[i] = v
+	c.mmcRegs.Set(off, v)
 }
 
 // mmcSizeBucket counts a frame length into the 64..1024-max histogram starting at first.
@@ -350,7 +280,7 @@ func (c *MAC) SetLinkState(up bool, speed int, fullDuplex bool) {
 	c.link = linkState{up: up, speed: speed, fullDuplex: fullDuplex}
 	c.applyLinkStatus()
 	if changed {
-		c.macRegs.Set(offIntStatus, c.macRegs.Get(offIntStatus)|intRGMII)
+		c.macRegs.Set(offIntStatus, c.macRegs.Get(offIntStatus)|intRGMII.Mask())
 		c.updateIRQ()
 	}
 }
@@ -358,16 +288,16 @@ func (c *MAC) SetLinkState(up bool, speed int, fullDuplex bool) {
 func (c *MAC) applyLinkStatus() {
 	var v uint32
 	if c.link.fullDuplex {
-		v |= 1
+		v = rgmiiFullDuplex.Set(v, 1)
 	}
 	switch c.link.speed {
 	case 100:
-		v |= 1 << 1
+		v = rgmiiSpeed.Set(v, 1)
 	case 1000:
-		v |= 2 << 1
+		v = rgmiiSpeed.Set(v, 2)
 	}
 	if c.link.up {
-		v |= 1 << 3
+		v = rgmiiLinkUp.Set(v, 1)
 	}
 	c.macRegs.Set(offRGMIIStatus, v)
 }
@@ -376,16 +306,16 @@ func (c *MAC) applyLinkStatus() {
 func (c *MAC) LineRate() int {
 	cfg := c.macRegs.Get(offMACConfig)
 	switch {
-	case cfg&cfgPS == 0:
+	case cfg&cfgPS.Mask() == 0:
 		return 1000
-	case cfg&cfgFES != 0:
+	case cfg&cfgFES.Mask() != 0:
 		return 100
 	}
 	return 10
 }
 
 // FullDuplex reports the MAC's duplex setting (DM). Lock held.
-func (c *MAC) FullDuplex() bool { return c.macRegs.Get(offMACConfig)&cfgDM != 0 }
+func (c *MAC) FullDuplex() bool { return c.macRegs.Get(offMACConfig)&cfgDM.Mask() != 0 }
 
 // Counters returns a snapshot of the model's counters. Lock held.
 func (c *MAC) Counters() Counters { return c.counters }

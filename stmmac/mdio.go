@@ -25,21 +25,16 @@ func (c *MAC) mdioFrameTime(cr uint32) emu.Time {
 	return emu.Time(mdioFrameBits * div * uint64(emu.Second) / c.cfg.CSRClockHz)
 }
 
-// writeMIIAddr handles GMAC_MII_ADDR. Writing GB = 1 starts a frame; while one is in
-// flight (GB reads 1) further writes are ignored, as the databook forbids them.
-func (c *MAC) writeMIIAddr(v uint32) {
-	if c.mdio.ev.Pending() {
+// mdioStart follows a stored GMAC_MII_ADDR write: GB = 1 starts a frame.
+func (c *MAC) mdioStart(cur uint32) {
+	if cur&miiGB.Mask() == 0 {
 		return
 	}
-	_, cur, _ := c.macRegs.GuestWrite(offMIIAddr, v)
-	if cur&miiGB == 0 {
-		return
-	}
-	c.mdio.phy = uint8(cur >> 11 & 0x1f)
-	c.mdio.reg = uint8(cur >> 6 & 0x1f)
-	c.mdio.write = cur&miiGW != 0
+	c.mdio.phy = uint8(miiPA.Get(cur))
+	c.mdio.reg = uint8(miiGR.Get(cur))
+	c.mdio.write = cur&miiGW.Mask() != 0
 	c.mdio.data = uint16(c.macRegs.Get(offMIIData))
-	c.mdio.ev = c.m.After(c.mdioFrameTime(cur>>2&0xf), c.mdioDoneFn)
+	c.mdio.ev = c.m.After(c.mdioFrameTime(miiCR.Get(cur)), c.mdioDoneFn)
 }
 
 // mdioDone performs the access on the bus when the frame's last bit has been clocked,
@@ -53,5 +48,5 @@ func (c *MAC) mdioDone() {
 		c.macRegs.Set(offMIIData, uint32(c.mii.Read(c.mdio.phy, c.mdio.reg)))
 		c.counters.MDIOReads++
 	}
-	c.macRegs.Set(offMIIAddr, c.macRegs.Get(offMIIAddr)&^miiGB)
+	c.macRegs.Set(offMIIAddr, c.macRegs.Get(offMIIAddr)&^miiGB.Mask())
 }

@@ -19,9 +19,9 @@ func (p *fakePHY) WriteMII(reg uint8, v uint16) {
 
 // mdioAddr is what stmmac_mdio_read/write put in GMAC_MII_ADDR.
 func mdioAddr(phy, reg, clkCSR uint32, write bool) uint32 {
-	v := phy<<11&0xf800 | reg<<6&0x7c0 | clkCSR<<2&0x3c | miiGB
+	v := phy<<11&0xf800 | reg<<6&0x7c0 | clkCSR<<2&0x3c | miiGB.Mask()
 	if write {
-		v |= miiGW
+		v |= miiGW.Mask()
 	}
 	return v
 }
@@ -49,14 +49,14 @@ func TestMDIO(t *testing.T) {
 			r.w(offMIIData, 0x1140)
 			r.w(offMIIAddr, mdioAddr(0, 0, tt.clkCSR, true))
 			r.m.Advance(tt.wantBusy - 1)
-			if r.rd(offMIIAddr)&miiGB == 0 {
+			if r.rd(offMIIAddr)&miiGB.Mask() == 0 {
 				t.Fatal("GB cleared before the MDIO frame was over")
 			}
 			if len(phy.writes) != 0 {
 				t.Fatal("write reached the PHY before the frame ended")
 			}
 			r.m.Advance(1)
-			if r.rd(offMIIAddr)&miiGB != 0 {
+			if r.rd(offMIIAddr)&miiGB.Mask() != 0 {
 				t.Fatal("GB still set after 64 MDC periods")
 			}
 			if phy.regs[0] != 0x1140 {

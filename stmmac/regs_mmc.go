@@ -4,18 +4,22 @@ import "mesonemu/reg"
 
 // MMC block: GMAC_MMC_CTRL at 0x100; counter offsets are mmc_core.c's, relative to it.
 const (
-	mmcBase        = 0x100
-	offMMCCntrl    = mmcBase + 0x00
-	offMMCRxIntr   = mmcBase + 0x04
-	offMMCTxIntr   = mmcBase + 0x08
-	offMMCIPCIntr  = mmcBase + 0x108
-	mmcBlockEnd    = 0x300 // first offset after the MMC block
-	mmcCntReset    = 1 << 0
-	mmcCntStopRoll = 1 << 1
-	mmcRstOnRead   = 1 << 2
-	mmcCntFreeze   = 1 << 3
-	mmcCntPreset   = 1 << 4
-	mmcPresetFull  = 1 << 5
+	mmcBase       = 0x100
+	offMMCCntrl   = mmcBase + 0x00
+	offMMCRxIntr  = mmcBase + 0x04
+	offMMCTxIntr  = mmcBase + 0x08
+	offMMCIPCIntr = mmcBase + 0x108
+	mmcBlockEnd   = 0x300 // first offset after the MMC block
+)
+
+// MMC_CNTRL.
+var (
+	mmcCntReset    = fld("CNTRST", 0, 0, reg.SC, "reset all counters")
+	mmcCntStopRoll = fld("CNTSTOPRO", 1, 1, reg.RW, "counters saturate instead of rolling over")
+	mmcRstOnRead   = fld("RSTONRD", 2, 2, reg.RW, "counters reset on read")
+	mmcCntFreeze   = fld("CNTFREEZ", 3, 3, reg.RW, "freeze counters")
+	mmcCntPreset   = fld("CNTPRST", 4, 4, reg.SC, "preset counters")
+	mmcPresetFull  = fld("CNTPRSTLVL", 5, 5, reg.RW, "preset to almost full (1) or almost half (0)")
 )
 
 // mmcCounter indexes the counters the model keeps (in the order of mmcCounterDefs).
@@ -189,17 +193,13 @@ var mmcCounterDefs = [mmcCounterCount]struct {
 	mmcRxICMPErrOctets:     {"mmc_rx_icmp_err_octets", 0x184, true},
 }
 
-// mmcRegisters is the MMC register table. Counter values are kept in MAC.mmc (the
-// frame path updates them by index); the table declares them for names and traces.
-var mmcRegisters = func() []reg.Register {
+// mmcRegisters is the MMC register table of this instance: the control register, the
+// (not generated) interrupt registers and the counters, which the frame path counts
+// into by index (mmcAdd) and which clear on read while RSTONRD is set.
+func (c *MAC) mmcRegisters() []reg.Register {
 	regs := []reg.Register{
-		{Name: "MMC_CNTRL", Offset: offMMCCntrl, Fields: []reg.Field{
-			fld("CNTRST", 0, 0, reg.SC, "reset all counters"),
-			fld("CNTSTOPRO", 1, 1, reg.RW, "counters saturate instead of rolling over"),
-			fld("RSTONRD", 2, 2, reg.RW, "counters reset on read"),
-			fld("CNTFREEZ", 3, 3, reg.RW, "freeze counters"),
-			fld("CNTPRST", 4, 4, reg.SC, "preset counters"),
-			fld("CNTPRSTLVL", 5, 5, reg.RW, "preset to almost full (1) or almost half (0)"),
+		{Name: "MMC_CNTRL", Offset: offMMCCntrl, AfterWrite: func(_, cur uint32) { c.mmcControl(cur) }, Fields: []reg.Field{
+			mmcCntReset, mmcCntStopRoll, mmcRstOnRead, mmcCntFreeze, mmcCntPreset, mmcPresetFull,
 		}},
 		{Name: "MMC_RX_INTR", Offset: offMMCRxIntr, Fields: []reg.Field{fld("STATUS", 23, 0, reg.RO, "RX counter half/full (not generated)")}},
 		{Name: "MMC_TX_INTR", Offset: offMMCTxIntr, Fields: []reg.Field{fld("STATUS", 24, 0, reg.RO, "TX counter half/full (not generated)")}},
@@ -209,8 +209,14 @@ var mmcRegisters = func() []reg.Register {
 		{Name: "MMC_RX_IPC_INTR", Offset: offMMCIPCIntr, Fields: []reg.Field{fld("STATUS", 29, 0, reg.RO, "(not generated)")}},
 	}
 	for _, d := range mmcCounterDefs {
-		regs = append(regs, reg.Register{Name: d.name, Offset: mmcBase + d.off,
-			Fields: []reg.Field{fld("COUNT", 31, 0, reg.RO, "")}})
+		off := mmcBase + d.off
+		regs = append(regs, reg.Register{Name: d.name, Offset: off,
+			Fields: []reg.Field{fld("COUNT", 31, 0, reg.RO, "")},
+			AfterRead: func(uint32) {
+				if c.mmcCtl&mmcRstOnRead.Mask() != 0 {
+					c.mmcRegs.Set(off, 0)
+				}
+			}})
 	}
 	return regs
-}()
+}

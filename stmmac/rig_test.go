@@ -134,9 +134,9 @@ func (r *rig) receive(frame []byte) RxOutcome {
 // operation mode with store-and-forward, then ST|SR.
 func (r *rig) bringUp(txBase, rxBase uint32, macCfg uint32) {
 	r.t.Helper()
-	r.w(offBusMode, busSWR)
+	r.w(offBusMode, busSWR.Mask())
 	r.m.Advance(10 * emu.Millisecond)
-	if r.rd(offBusMode)&busSWR != 0 {
+	if r.rd(offBusMode)&busSWR.Mask() != 0 {
 		r.t.Fatal("SWR did not self-clear")
 	}
 	r.w(offBusMode, 8<<8) // PBL 8
@@ -144,18 +144,18 @@ func (r *rig) bringUp(txBase, rxBase uint32, macCfg uint32) {
 	r.w(offRxBase, rxBase)
 	r.w(offTxBase, txBase)
 	// stmmac_set_umac_addr: bytes 5:4 with AE in the high word, 3:0 in the low word.
-	r.w(offAddr0High, addrAE|uint32(ourMAC[5])<<8|uint32(ourMAC[4]))
+	r.w(offAddr0High, addrAE.Mask()|uint32(ourMAC[5])<<8|uint32(ourMAC[4]))
 	r.w(offAddr0High+4, uint32(ourMAC[3])<<24|uint32(ourMAC[2])<<16|uint32(ourMAC[1])<<8|uint32(ourMAC[0]))
 	r.w(offMACConfig, macCfg)
-	r.w(offOpMode, opRSF|1<<21|1<<2) // RSF | TSF | OSF
-	r.w(offOpMode, r.rd(offOpMode)|opST|opSR)
+	r.w(offOpMode, opRSF.Mask()|1<<21|1<<2) // RSF | TSF | OSF
+	r.w(offOpMode, r.rd(offOpMode)|opST.Mask()|opSR.Mask())
 	// Let the engines settle (the TX DMA fetches the first, empty descriptor).
 	r.m.Advance(emu.Microsecond)
 }
 
 // Linux v5.4 core_init: JD | PS | ACS | BE | DCRS, then the link speed from phylink
 // (PS = 0 for 1000), full duplex, TE | RE.
-const linuxCfg1000 = cfgJD | cfgACS | 1<<21 | 1<<16 | cfgDM | cfgTE | cfgRE
+var linuxCfg1000 = cfgJD.Mask() | cfgACS.Mask() | 1<<21 | 1<<16 | cfgDM.Mask() | cfgTE.Mask() | cfgRE.Mask()
 
 // ring is a test-only descriptor ring written through the bus the way Linux's
 // stmmac driver does (normal descriptors, ring or chain mode).

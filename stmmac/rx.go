@@ -5,6 +5,7 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/ether"
+	"mesonemu/reg"
 )
 
 // rxMaxFrameDescs bounds the descriptors one frame may visit.
@@ -31,7 +32,7 @@ func (c *MAC) Receive(frame []byte) RxOutcome {
 
 func (c *MAC) receive(frame []byte) RxOutcome {
 	cfg := c.macRegs.Get(offMACConfig)
-	if cfg&cfgRE == 0 {
+	if cfg&cfgRE.Mask() == 0 {
 		c.counters.RxReceiverOff++
 		return DroppedDisabled
 	}
@@ -70,7 +71,7 @@ func (c *MAC) receive(frame []byte) RxOutcome {
 		return DroppedLength
 	case n < minRxFrame:
 		c.mmcAdd(mmcRxUndersizeG, 1)
-		if op&opFUF == 0 {
+		if op&opFUF.Mask() == 0 {
 			return DroppedLength
 		}
 	case giant && crcOK:
@@ -82,13 +83,13 @@ func (c *MAC) receive(frame []byte) RxOutcome {
 	if good {
 		c.mmcCountRxGood(data, vlan, typ)
 	}
-	if op&opRSF != 0 && n > c.cfg.RxFIFOBytes {
+	if op&opRSF.Mask() != 0 && n > c.cfg.RxFIFOBytes {
 		// Store and forward cannot hold a frame larger than the FIFO.
 		c.mmcAdd(mmcRxFIFOOverflow, 1)
 		c.countOverflowMiss()
 		return DroppedLength
 	}
-	if !good && op&opFEF == 0 && (op&opRSF != 0 || n <= rxThresholds[op&opRTCMask>>opRTCShift]) {
+	if !good && op&opFEF.Mask() == 0 && (op&opRSF.Mask() != 0 || n <= rxThresholds[opRTC.Get(op)]) {
 		if !crcOK && !cut {
 			return DroppedCRC
 		}
@@ -102,7 +103,7 @@ func (c *MAC) receive(frame []byte) RxOutcome {
 	if !pass {
 		return DroppedFiltered
 	}
-	if op&opSR == 0 || c.rx.state == Stopped {
+	if op&opSR.Mask() == 0 || c.rx.state == Stopped {
 		c.counters.RxDMAStopped++
 		return DroppedDisabled
 	}
@@ -126,9 +127,9 @@ func (c *MAC) receive(frame []byte) RxOutcome {
 // or with WD what the 14-bit frame length field can report.
 func (c *MAC) rxWatchdogLimit(cfg uint32) int {
 	switch {
-	case cfg&cfgWD != 0:
+	case cfg&cfgWD.Mask() != 0:
 		return min(c.cfg.MaxFrame, rdes0FLMax)
-	case cfg&cfgJE != 0:
+	case cfg&cfgJE.Mask() != 0:
 		return c.cfg.JumboJabberLimit
 	}
 	return c.cfg.JabberLimit
@@ -139,9 +140,9 @@ func (c *MAC) rxWatchdogLimit(cfg uint32) int {
 func (c *MAC) giantLimit(cfg uint32, vlan bool) int {
 	limit := maxUntagged
 	switch {
-	case cfg&cfgJE != 0:
+	case cfg&cfgJE.Mask() != 0:
 		limit = maxJumbo
-	case cfg&cfg2K != 0:
+	case cfg&cfg2K.Mask() != 0:
 		return max2K
 	}
 	if vlan {
@@ -165,7 +166,7 @@ func (c *MAC) rxStatus(data []byte, cfg uint32, typ uint16, vlan, crcOK, giant, 
 	if daFail {
 		st |= rdes0DAFilterFl
 	}
-	if cfg&cfgIPC != 0 && crcOK && !cut {
+	if cfg&cfgIPC.Mask() != 0 && crcOK && !cut {
 		// Bit 7 reports IP header errors here and is not part of ES.
 		st |= c.rxChecksumStatus(data[:len(data)-fcsLen])
 		if giant {
@@ -185,12 +186,12 @@ func (c *MAC) rxStatus(data []byte, cfg uint32, typ uint16, vlan, crcOK, giant, 
 // rxStrip applies ACS (pad and FCS of 802.3 length frames) and CST (FCS of type frames).
 func (c *MAC) rxStrip(data []byte, cfg uint32, typ uint16) []byte {
 	switch {
-	case typ < etherTypeMin && cfg&cfgACS != 0:
+	case typ < etherTypeMin && cfg&cfgACS.Mask() != 0:
 		if l := ethHeaderLen + int(typ); l <= len(data)-fcsLen {
 			return data[:l]
 		}
 		c.mmcAdd(mmcRxLengthError, 1)
-	case typ >= etherTypeMin && cfg&cfgCST != 0:
+	case typ >= etherTypeMin && cfg&cfgCST.Mask() != 0:
 		return data[:len(data)-fcsLen]
 	}
 	return data
@@ -321,8 +322,8 @@ func (c *MAC) rxClose(d rxDesc, des0 uint32, truncated bool) RxOutcome {
 	if d.des1&rdes1DIC == 0 {
 		c.m.Cancel(c.rx.riwtEv)
 		c.rx.riwtEv = nil
-		c.raise(stRI)
-	} else if riwt := c.dmaRegs.Get(offRIWT) & 0xff; riwt != 0 && !c.rx.riwtEv.Pending() {
+		c.raise(stRI.Mask())
+	} else if riwt := riwtCount.Get(c.dmaRegs.Get(offRIWT)); riwt != 0 && !c.rx.riwtEv.Pending() {
 		delay := emu.Time(uint64(riwt) * 256 * uint64(emu.Second) / c.cfg.CSRClockHz)
 		c.rx.riwtEv = c.m.After(delay, c.rxWatchdogFn)
 	}
@@ -334,7 +335,7 @@ func (c *MAC) rxClose(d rxDesc, des0 uint32, truncated bool) RxOutcome {
 
 func (c *MAC) rxWatchdogExpired() {
 	c.rx.riwtEv = nil
-	c.raise(stRI)
+	c.raise(stRI.Mask())
 }
 
 // rxNoDescriptor: the current descriptor is the host's. RU is raised on the way into
@@ -344,27 +345,23 @@ func (c *MAC) rxNoDescriptor() {
 	if r.state == Running {
 		r.state = Suspended
 		c.setRS(rsSuspended)
-		c.raise(stRU)
+		c.raise(stRU.Mask())
 	}
-	v := c.dmaRegs.Get(offMissed)
-	if v&missedCountMask == missedCountMask {
-		v |= missedOverflow
-	} else {
-		v++
-	}
-	c.dmaRegs.Set(offMissed, v)
+	c.dmaRegs.Set(offMissed, saturatingCount(c.dmaRegs.Get(offMissed), missedCount, missedOverflow))
 }
 
 // countOverflowMiss counts a frame lost to the RX FIFO in the missed frame register.
 func (c *MAC) countOverflowMiss() {
-	v := c.dmaRegs.Get(offMissed)
-	const shift, mask = 17, 0x7ff
-	if v>>shift&mask == mask {
-		v |= 1 << 28
-	} else {
-		v += 1 << shift
+	c.dmaRegs.Set(offMissed, saturatingCount(c.dmaRegs.Get(offMissed), missedFIFOCount, missedFIFOOverflw))
+}
+
+// saturatingCount counts one into field count of v; a full counter stays full and
+// sets its overflow bit instead.
+func saturatingCount(v uint32, count, overflow reg.Field) uint32 {
+	if n := count.Get(v); n != count.Mask()>>count.Lo {
+		return count.Set(v, n+1)
 	}
-	c.dmaRegs.Set(offMissed, v)
+	return v | overflow.Mask()
 }
 
 // rxStart handles SR 0 -> 1.
@@ -383,7 +380,7 @@ func (c *MAC) rxStop() {
 	}
 	c.rx.state = Stopped
 	c.setRS(rsStopped)
-	c.raise(stRPS)
+	c.raise(stRPS.Mask())
 }
 
 // rxHalt stops the channel after a fatal bus error.

@@ -33,6 +33,6 @@ func (c *MAC) bitTime() emu.Time {
 
 // ifgBits is the programmed inter-frame gap: 96 bit times minus 8 per IFG step.
 func (c *MAC) ifgBits() emu.Time {
-	ifg := c.macRegs.Get(offMACConfig) & cfgIFG >> ifgShft
+	ifg := cfgIFG.Get(c.macRegs.Get(offMACConfig))
 	return emu.Time(ifgDefaultBits - 8*ifg)
 }

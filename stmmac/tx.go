@@ -83,7 +83,7 @@ func (c *MAC) txEnterStopped() {
 	c.tx.state = Stopped
 	c.tx.stopAfterFrame = false
 	c.setTS(tsStopped)
-	c.raise(stTPS)
+	c.raise(stTPS.Mask())
 }
 
 // txHalt stops the channel at once after a fatal bus error: no more bus accesses, the
@@ -114,7 +114,7 @@ func (c *MAC) txSuspend() {
 	c.tx.state = Suspended
 	c.counters.TxBufferUnavail++
 	c.setTS(tsSuspended)
-	c.raise(stTU)
+	c.raise(stTU.Mask())
 }
 
 // nextDesc is the descriptor after addr: the list base on end-of-ring (which wins over
@@ -128,10 +128,10 @@ func (c *MAC) nextDesc(addr, des1, des3 uint32, endRing, chained uint32, base ui
 	}
 	bus := c.dmaRegs.Get(offBusMode)
 	size := uint32(descBytes)
-	if bus&busATDS != 0 {
+	if bus&busATDS.Mask() != 0 {
 		size = altDescBytes
 	}
-	return addr + size + (bus&busDSLMask)>>busDSLShift*4
+	return addr + size + busDSL.Get(bus)*4
 }
 
 // txWalk fetches descriptors from the current position while the DMA owns them,
@@ -242,9 +242,9 @@ func (c *MAC) txGather(addr uint32, n int, clock *emu.Time) bool {
 func (c *MAC) jabberLimit() int {
 	cfg := c.macRegs.Get(offMACConfig)
 	switch {
-	case cfg&cfgJD != 0:
+	case cfg&cfgJD.Mask() != 0:
 		return c.cfg.MaxFrame
-	case cfg&cfgJE != 0:
+	case cfg&cfgJE.Mask() != 0:
 		return c.cfg.JumboJabberLimit
 	}
 	return c.cfg.JabberLimit
@@ -302,7 +302,7 @@ func (c *MAC) txLaunch() {
 	if !t.ready || t.busy() {
 		return
 	}
-	if c.macRegs.Get(offMACConfig)&cfgTE == 0 {
+	if c.macRegs.Get(offMACConfig)&cfgTE.Mask() == 0 {
 		c.setTS(tsReading)
 		return
 	}
@@ -323,7 +323,7 @@ func (c *MAC) txLineDone() {
 		c.counters.TxFrames++
 		c.counters.TxOctets += uint64(len(frame))
 		c.mmcCountTx(frame, true)
-		if c.macRegs.Get(offMACConfig)&cfgLM != 0 {
+		if c.macRegs.Get(offMACConfig)&cfgLM.Mask() != 0 {
 			c.Receive(frame)
 		} else if c.transmit != nil {
 			c.transmit(frame)
@@ -331,14 +331,14 @@ func (c *MAC) txLineDone() {
 	} else {
 		c.counters.TxJabberFlushed++
 		c.mmcCountTx(frame, false)
-		c.raise(stTJT)
+		c.raise(stTJT.Mask())
 	}
 	t.ready = false
 	if !c.txWriteBack(t.status) {
 		return
 	}
 	if t.ic {
-		c.raise(stTI)
+		c.raise(stTI.Mask())
 	}
 	if t.stopAfterFrame {
 		c.txEnterStopped()
@@ -390,7 +390,7 @@ func (c *MAC) flushTxFIFO() {
 
 func (c *MAC) ftfDone() {
 	c.ftfEv = nil
-	c.dmaRegs.Set(offOpMode, c.dmaRegs.Get(offOpMode)&^opFTF)
+	c.dmaRegs.Set(offOpMode, c.dmaRegs.Get(offOpMode)&^opFTF.Mask())
 }
 
 // mmcCountTx counts a frame that left (good) or was cut off by the jabber timer.

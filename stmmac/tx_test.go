@@ -23,8 +23,8 @@ func TestTxOneFrameWireTiming(t *testing.T) {
 		// 1514-byte frame at 1000 Mbit/s: (8 + 1518) * 8 ns = 12208 ns to the last bit,
 		// (8 + 1518 + 12) * 8 = 12304 ns of line time with the IFG.
 		{"1000 Mbit/s 1514", linuxCfg1000, 1514, 1518, 12208},
-		{"100 Mbit/s 1514", linuxCfg1000 | cfgPS | cfgFES, 1514, 1518, 122080},
-		{"10 Mbit/s 1514", linuxCfg1000 | cfgPS, 1514, 1518, 1220800},
+		{"100 Mbit/s 1514", linuxCfg1000 | cfgPS.Mask() | cfgFES.Mask(), 1514, 1518, 122080},
+		{"10 Mbit/s 1514", linuxCfg1000 | cfgPS.Mask(), 1514, 1518, 1220800},
 		// 42-byte ARP padded to 60 + FCS: (8 + 64) * 8 = 576 ns.
 		{"1000 Mbit/s padded ARP", linuxCfg1000, 42, 64, 576},
 	}
@@ -161,7 +161,7 @@ func TestTxWriteBackAndTIOnlyWithIC(t *testing.T) {
 	if d := tx.get(0); d[0] != 0 {
 		t.Fatalf("TDES0 after A = %#x, want 0 (OWN clear, no error)", d[0])
 	}
-	if r.rd(offStatus)&stTI != 0 || r.irqLevel() {
+	if r.rd(offStatus)&stTI.Mask() != 0 || r.irqLevel() {
 		t.Fatal("TI without IC")
 	}
 
@@ -191,7 +191,7 @@ func TestTxWriteBackAndTIOnlyWithIC(t *testing.T) {
 	if len(r.sent) != 2 || !bytes.Equal(r.sent[1].frame, withFCS(b)) {
 		t.Fatal("gathered frame differs")
 	}
-	if st := r.rd(offStatus); st&(stTI|stNIS) != stTI|stNIS || !r.irqLevel() {
+	if st := r.rd(offStatus); st&(stTI.Mask()|stNIS.Mask()) != stTI.Mask()|stNIS.Mask() || !r.irqLevel() {
 		t.Fatalf("status %#x line %v: want TI and NIS with the line high", st, r.irqLevel())
 	}
 	// The gathered frame cost three descriptor fetches (96 ns) and three buffer reads
@@ -207,7 +207,7 @@ func TestTxUnavailableOnEmptyRing(t *testing.T) {
 	tx.initTx()
 	r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
 	st := r.rd(offStatus)
-	if st&stTU == 0 || st&stTSMask>>stTSShift != tsSuspended {
+	if st&stTU.Mask() == 0 || stTS.Get(st) != tsSuspended {
 		t.Fatalf("status %#x: want TU and TS = suspended", st)
 	}
 	if s := r.txState(); s != Suspended {
@@ -216,12 +216,12 @@ func TestTxUnavailableOnEmptyRing(t *testing.T) {
 	if r.irqLevel() {
 		t.Fatal("TU is not in Linux's interrupt mask but the line is high")
 	}
-	r.w(offStatus, stTU)
+	r.w(offStatus, stTU.Mask())
 	// A poll demand resumes; the frame goes, then the engine suspends again.
 	tx.queueTx(0, testFrame(60, peerMAC, 0), false)
 	r.w(offTxPoll, 1)
 	r.m.Advance(emu.Millisecond)
-	if len(r.sent) != 1 || r.rd(offStatus)&stTU == 0 || r.txState() != Suspended {
+	if len(r.sent) != 1 || r.rd(offStatus)&stTU.Mask() == 0 || r.txState() != Suspended {
 		t.Fatalf("sent %d status %#x", len(r.sent), r.rd(offStatus))
 	}
 	if got := r.rd(offCurTxDesc); got != tx.desc(1) {
@@ -233,14 +233,14 @@ func TestTxWaitsForTE(t *testing.T) {
 	r := newRig(t, Config{})
 	tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
 	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000&^cfgTE)
+	r.bringUp(txRingAt, rxRingAt, linuxCfg1000&^cfgTE.Mask())
 	tx.queueTx(0, testFrame(1514, peerMAC, 0), true)
 	r.w(offTxPoll, 1)
 	r.m.Advance(emu.Millisecond)
 	if len(r.sent) != 0 {
 		t.Fatal("frame sent with TE clear")
 	}
-	if ts := r.rd(offStatus) & stTSMask >> stTSShift; ts != tsReading {
+	if ts := stTS.Get(r.rd(offStatus)); ts != tsReading {
 		t.Fatalf("TS = %d, want %d (frame held in the FIFO)", ts, tsReading)
 	}
 	t1 := r.m.VirtualNow()
@@ -259,10 +259,10 @@ func TestTxJabber(t *testing.T) {
 		sent      bool
 		wantTDES0 uint32
 	}{
-		{"2100 bytes without JD: cut off", linuxCfg1000 &^ cfgJD, 2100, false, tdes0ES | tdes0Jabber},
+		{"2100 bytes without JD: cut off", linuxCfg1000 &^ cfgJD.Mask(), 2100, false, tdes0ES | tdes0Jabber},
 		{"2100 bytes with JD (Linux)", linuxCfg1000, 2100, true, 0},
-		{"2100 bytes with JE", linuxCfg1000&^cfgJD | cfgJE, 2100, true, 0},
-		{"2044 bytes + FCS = 2048: at the limit", linuxCfg1000 &^ cfgJD, 2044, true, 0},
+		{"2100 bytes with JE", linuxCfg1000&^cfgJD.Mask() | cfgJE.Mask(), 2100, true, 0},
+		{"2044 bytes + FCS = 2048: at the limit", linuxCfg1000 &^ cfgJD.Mask(), 2044, true, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -287,7 +287,7 @@ func TestTxJabber(t *testing.T) {
 			if d := tx.get(0); d[0] != tt.wantTDES0 {
 				t.Fatalf("TDES0 = %#x, want %#x", d[0], tt.wantTDES0)
 			}
-			if tjt := r.rd(offStatus)&stTJT != 0; tjt == tt.sent {
+			if tjt := r.rd(offStatus)&stTJT.Mask() != 0; tjt == tt.sent {
 				t.Fatalf("TJT = %v", tjt)
 			}
 		})
@@ -317,8 +317,8 @@ func TestTxChainMode(t *testing.T) {
 func TestTxDescriptorSkip(t *testing.T) {
 	r := newRig(t, Config{})
 	r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
-	r.w(offOpMode, r.rd(offOpMode)&^opST)
-	r.w(offBusMode, r.rd(offBusMode)|2<<busDSLShift) // skip 2 words: 24-byte stride
+	r.w(offOpMode, r.rd(offOpMode)&^opST.Mask())
+	r.w(offBusMode, r.rd(offBusMode)|busDSL.Set(0, 2)) // skip 2 words: 24-byte stride
 	r.w(offTxBase, txRingAt)
 	for i := range 3 {
 		a := uint32(txRingAt + 24*i)
@@ -327,7 +327,7 @@ func TestTxDescriptorSkip(t *testing.T) {
 		r.setRAM32(a+8, txBufAt+uint32(256*i))
 		r.setRAM32(a, descOWN)
 	}
-	r.w(offOpMode, r.rd(offOpMode)|opST)
+	r.w(offOpMode, r.rd(offOpMode)|opST.Mask())
 	r.m.Advance(emu.Millisecond)
 	if len(r.sent) != 3 || r.rd(offCurTxDesc) != txRingAt+72 {
 		t.Fatalf("sent %d, current %#x", len(r.sent), r.rd(offCurTxDesc))
@@ -413,7 +413,7 @@ func TestTxLoopingChainConsumesVirtualTime(t *testing.T) {
 	for _, chain := range []bool{true, false} {
 		r := newRig(t, Config{})
 		r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
-		r.w(offOpMode, r.rd(offOpMode)&^opST)
+		r.w(offOpMode, r.rd(offOpMode)&^opST.Mask())
 		r.w(offTxBase, txRingAt)
 		if chain {
 			r.setRAM32(txRingAt+4, tdes1FS|tdes1TCH) // zero-length buffers, no LS
@@ -423,7 +423,7 @@ func TestTxLoopingChainConsumesVirtualTime(t *testing.T) {
 		}
 		r.setRAM32(txRingAt, descOWN)
 		before := r.counters().TxDescFetches
-		r.w(offOpMode, r.rd(offOpMode)|opST)
+		r.w(offOpMode, r.rd(offOpMode)|opST.Mask())
 		r.m.Advance(emu.Millisecond)
 		// Batches of 64 fetches, each batch 64 * 32 = 2048 ns: 489 batches start in 1 ms.
 		const batches = 1_000_000/2048 + 1
@@ -434,11 +434,11 @@ func TestTxLoopingChainConsumesVirtualTime(t *testing.T) {
 			t.Fatalf("chain=%v: sent %d, state %v", chain, len(r.sent), r.txState())
 		}
 		// Stopping the DMA closes the half-gathered frame as flushed.
-		r.w(offOpMode, r.rd(offOpMode)&^opST)
+		r.w(offOpMode, r.rd(offOpMode)&^opST.Mask())
 		if got := r.ram32(txRingAt); got != tdes0Flushed|tdes0ES {
 			t.Errorf("chain=%v: TDES0 after stop = %#x", chain, got)
 		}
-		if st := r.rd(offStatus); st&stTPS == 0 || r.txState() != Stopped {
+		if st := r.rd(offStatus); st&stTPS.Mask() == 0 || r.txState() != Stopped {
 			t.Errorf("chain=%v: status %#x after stop", chain, st)
 		}
 	}
@@ -470,10 +470,10 @@ func TestTxFatalBusErrorRxKeepsServing(t *testing.T) {
 			r.bringUp(txBase, rxRingAt, linuxCfg1000)
 			r.m.Advance(emu.Millisecond)
 			st := r.rd(offStatus)
-			if st&(stFBI|stTPS|stAIS) != stFBI|stTPS|stAIS || st&stEBMask>>stEBShift != tt.wantEB {
+			if st&(stFBI.Mask()|stTPS.Mask()|stAIS.Mask()) != stFBI.Mask()|stTPS.Mask()|stAIS.Mask() || stEB.Get(st) != tt.wantEB {
 				t.Fatalf("status %#x: want FBI, TPS, AIS and EB %#x", st, tt.wantEB)
 			}
-			if st&stTSMask != 0 || r.txState() != Stopped || !r.irqLevel() {
+			if st&stTS.Mask() != 0 || r.txState() != Stopped || !r.irqLevel() {
 				t.Fatalf("TX not stopped or line low: status %#x", st)
 			}
 			// RX keeps working.
@@ -495,7 +495,7 @@ func TestTxLoopbackToOwnReceiver(t *testing.T) {
 	rx := newRing(r, rxRingAt, 4, rxBufAt, 1536, false)
 	tx.initTx()
 	rx.initRx(false)
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000|cfgLM)
+	r.bringUp(txRingAt, rxRingAt, linuxCfg1000|cfgLM.Mask())
 	f := testFrame(500, ourMAC, 5)
 	tx.queueTx(0, f, true)
 	r.w(offTxPoll, 1)
