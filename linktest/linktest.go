@@ -147,11 +147,11 @@ func Run(so sim.Options, o Options) (*Result, error) {
 }
 
 func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
-	m := s.HW.M
+	hw, m := s.Hardware(), s.Machine()
 	drv := s.Guest.MAC
-	nic := s.HW.FarEnd
+	nic := hw.FarEnd()
 	for _, t := range o.Taps {
-		s.HW.AddTap(t)
+		hw.AddTap(t)
 	}
 	res := &Result{Board: s.Board.Name, Driver: s.Opts.Driver, PhyMode: s.DT.PhyMode, Seed: s.Opts.Seed,
 		Size: o.Size, Payload: o.Payload}
@@ -160,9 +160,7 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 	} else {
 		res.TxDelayNs = 2
 	}
-	m.Lock()
-	res.Speed = s.HW.PHY.Link().Speed
-	m.Unlock()
+	res.Speed = hw.State().Link.Speed
 	doTX := o.Direction == "tx" || o.Direction == "both"
 	doRX := o.Direction == "rx" || o.Direction == "both"
 	var boardRx uint64
@@ -173,8 +171,8 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 	m.Unlock()
 
 	start := m.VirtualNow()
-	pathStart := s.HW.Path()
-	macStart := s.HW.MACCounters()
+	pathStart := hw.Path()
+	macStart := hw.MACCounters()
 	nicStart := nic.Stats()
 	drvStart := drv.NetStats()
 
@@ -222,8 +220,8 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 	}
 	// Drain: run until every frame is accounted for in both directions.
 	account := func() (tx, rx *DirResult) {
-		path := s.HW.Path()
-		mac := s.HW.MACCounters()
+		path := hw.Path()
+		mac := hw.MACCounters()
 		ns := nic.Stats()
 		ds := drv.NetStats()
 		if doTX {
@@ -273,8 +271,8 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 			return res, fmt.Errorf("%w: tx %+v rx %+v", ErrStuck, tx, rx)
 		}
 	}
-	tb, rb, _ := s.HW.Budgets()
-	predTX, predRX := s.HW.PredictedLoss(o.Size)
+	tb, rb, _ := hw.Budgets()
+	predTX, predRX := hw.PredictedLoss(o.Size)
 	if zeros {
 		fr := make([]byte, o.Size)
 		makeFrame(fr, farMAC, s.Board.MAC, nil, true)

@@ -60,7 +60,7 @@ type Options struct {
 type Sim struct {
 	Opts     Options
 	Board    board.Board
-	HW       *platform.Platform
+	hw       *platform.Platform
 	Guest    *boot.Guest
 	DT       boot.DeviceTree
 	LinkTime emu.Time // virtual time at which the link came up
@@ -158,9 +158,9 @@ func New(o Options) (*Sim, error) {
 		return nil, err
 	}
 	if o.Trace != nil {
-		hw.M.Bus().SetTrace(o.Trace)
+		hw.Machine().Bus().SetTrace(o.Trace)
 	}
-	s := &Sim{Opts: o, Board: b, HW: hw, DT: DeviceTree(b, o, hw.SoC.RAM().Size())}
+	s := &Sim{Opts: o, Board: b, hw: hw, DT: DeviceTree(b, o, hw.RAMSize())}
 	kernel, _ := stmmacdrv.LookupTree(o.Kernel)
 	tune := func(c *stmmacdrv.Config) {
 		kernel.Apply(c)
@@ -169,7 +169,7 @@ func New(o Options) (*Sim, error) {
 		}
 	}
 	s.Guest, err = boot.Boot(boot.Hardware{
-		Bus: hw.M.Bus(), Kernel: hw.M, MACIRQ: hw.SoC.MACIRQ(), PHYIRQ: hw.PHYIRQ,
+		Bus: hw.GuestBus(), Kernel: hw.Machine(), MACIRQ: hw.MACIRQ(), PHYIRQ: hw.PHYIRQ(),
 	}, s.DT, boot.Options{Variant: variant, M250Div: o.M250Div, PHYDelays: o.PHYDelays, Stmmac: tune, Log: o.Log})
 	if err != nil {
 		return nil, err
@@ -182,9 +182,16 @@ func New(o Options) (*Sim, error) {
 			return nil, err
 		}
 	}
-	s.LinkTime = hw.M.VirtualNow()
+	s.LinkTime = hw.Machine().VirtualNow()
 	return s, nil
 }
+
+// Hardware is the board's hardware: its counters, timing budgets, taps and the
+// far end of the cable.
+func (s *Sim) Hardware() *platform.Platform { return s.hw }
+
+// Machine is the engine the board runs on.
+func (s *Sim) Machine() *emu.Machine { return s.hw.Machine() }
 
 // RTL8211F paged register holding the internal TX delay (rtl8211f.md §3).
 const (

@@ -121,7 +121,7 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 	if err != nil {
 		return 1, nil, err
 	}
-	m := s.HW.M
+	m := s.Machine()
 	defer m.Stop()
 
 	var capt *capture.Capture
@@ -131,10 +131,10 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 		if err != nil {
 			return 1, nil, err
 		}
-		s.HW.AddTap(capt.Tap)
+		s.Hardware().AddTap(capt.Tap)
 	}
 
-	bridge := NewBridge(m, s.HW.FarEnd, dev, BridgeConfig{})
+	bridge := NewBridge(m, s.Hardware().FarEnd(), dev, BridgeConfig{})
 	devOpen = false // the bridge owns it now
 	bridgeOpen := true
 	defer func() {
@@ -239,9 +239,8 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 	bridgeOpen = false
 	c := bridge.Counters()
 	c.ClockLag = m.MaxLateness()
-	path := s.HW.Path()
-	fe := s.HW.FarEnd.Stats()
-	mac := s.HW.MACCounters()
+	hw := s.Hardware()
+	path, fe, mac := hw.Path(), hw.FarEnd().Stats(), hw.MACCounters()
 	c.Wire = WireCounters{
 		TxDamaged: path.TxWireDamaged, FarEndCRCErrors: fe.RxCRCErrors, FarEndAlignError: fe.RxAlignErrors,
 		RxDamaged: path.RxWireDamaged, BoardCRCErrors: mac.RxCRCErrors, BoardSFDLost: path.RxSFDLost,
