@@ -6,7 +6,7 @@ import (
 
 	"mesonemu/platform"
 	"mesonemu/sim"
-	stmmacdrv "mesonemu/stmmac/driver"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // BenchmarkFramePath measures the whole frame path — guest driver xmit, DMA,
@@ -38,7 +38,7 @@ func BenchmarkFramePath(b *testing.B) {
 				switch err := s.Guest.MAC.Xmit(frame); {
 				case err == nil:
 					sent++
-				case errors.Is(err, stmmacdrv.ErrRingFull):
+				case errors.Is(err, stmmaceth.ErrRingFull):
 					m.Step()
 				default:
 					b.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"mesonemu/platform"
 	"mesonemu/rgmiiwire"
 	"mesonemu/sim"
-	stmmacdrv "mesonemu/stmmac/driver"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // Options choose the traffic.
@@ -190,7 +190,7 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 			case err == nil:
 				txQueued++
 				progress = true
-			case errors.Is(err, stmmacdrv.ErrRingFull):
+			case errors.Is(err, stmmaceth.ErrRingFull):
 			default:
 				return nil, fmt.Errorf("linktest: xmit frame %d: %w", txQueued, err)
 			}

@@ -9,7 +9,7 @@ import (
 	"mesonemu/soc"
 	"mesonemu/soc/clk"
 	"mesonemu/stmmac"
-	stmmacdrv "mesonemu/stmmac/driver"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // Description is what `mesonemu clk`, `mesonemu regs` and the main job's header
@@ -47,7 +47,7 @@ type Description struct {
 	regs      map[string]string
 }
 
-// StmmacTuning is what the stmmac driver runs with (stmmacdrv.Trees).
+// StmmacTuning is what the stmmac driver runs with (stmmaceth.Trees).
 type StmmacTuning struct {
 	Tree          string  `json:"tree"`
 	Source        string  `json:"source"` // where the tree's numbers come from
@@ -106,7 +106,7 @@ func (s *Sim) Describe() (Description, error) {
 	d.PredictedTX, d.PredictedRX = hw.PredictedLoss(1514)
 	d.Link = s.Guest.PHY.Status()
 	d.PCRxModerationUs = float64(s.Opts.FarEnd.RxDelay) / float64(emu.Microsecond)
-	tree, _ := stmmacdrv.LookupTree(s.Opts.Kernel)
+	tree, _ := stmmaceth.LookupTree(s.Opts.Kernel)
 	cfg := s.Guest.MAC.Config()
 	d.Stmmac = StmmacTuning{Tree: tree.Name, Source: tree.Why, TxCoalFrames: cfg.TxCoalFrames, TxCoalTimerUs: cfg.TxCoalTimerUs,
 		TimerPerFrame: cfg.AlwaysArmTxTimer, HZ: cfg.HZ, RIWT: cfg.RIWT,
