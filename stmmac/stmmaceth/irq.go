@@ -69,41 +69,17 @@ func (d *Driver) dmaInterrupt() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("stmmac irq: read DMA status: %w", err)
 	}
+	d.ctr.countStatus(st, dmaStatusCounters)
 	ret := 0
 	if st&dmaStatusAIS != 0 {
-		if st&dmaStatusUNF != 0 {
+		switch {
+		case st&(dmaStatusTPS|dmaStatusFBI) != 0:
+			ret = txHardError
+		case st&dmaStatusUNF != 0:
 			ret = txHardErrorBumpTC
-			d.ctr.inc(xTxUndeflowIRQ)
-		}
-		if st&dmaStatusTJT != 0 {
-			d.ctr.inc(xTxJabberIRQ)
-		}
-		if st&dmaStatusOVF != 0 {
-			d.ctr.inc(xRxOverflowIRQ)
-		}
-		if st&dmaStatusRU != 0 {
-			d.ctr.inc(xRxBufUnavIRQ)
-		}
-		if st&dmaStatusRPS != 0 {
-			d.ctr.inc(xRxProcessStoppedIRQ)
-		}
-		if st&dmaStatusRWT != 0 {
-			d.ctr.inc(xRxWatchdogIRQ)
-		}
-		if st&dmaStatusETI != 0 {
-			d.ctr.inc(xTxEarlyIRQ)
-		}
-		if st&dmaStatusTPS != 0 {
-			d.ctr.inc(xTxProcessStoppedIRQ)
-			ret = txHardError
-		}
-		if st&dmaStatusFBI != 0 {
-			d.ctr.inc(xFatalBusErrorIRQ)
-			ret = txHardError
 		}
 	}
 	if st&dmaStatusNIS != 0 {
-		d.ctr.inc(xNormalIRQN)
 		if st&dmaStatusRI != 0 {
 			// Schedule NAPI only on a real RIE event: CSR7 is 0 while NAPI runs.
 			ena, err := d.rd(dmaIntrEna)
@@ -116,11 +92,7 @@ func (d *Driver) dmaInterrupt() (int, error) {
 			}
 		}
 		if st&dmaStatusTI != 0 {
-			d.ctr.inc(xTxNormalIRQN)
 			ret |= handleTx
-		}
-		if st&dmaStatusERI != 0 {
-			d.ctr.inc(xRxEarlyIRQ)
 		}
 	}
 	// Not Linux: remember a suspended RX DMA so that refill can resume it.
@@ -146,15 +118,7 @@ func (d *Driver) hostIRQStatus() error {
 		return fmt.Errorf("stmmac irq: read MAC interrupt mask: %w", err)
 	}
 	st &^= mask
-	if st&gmacIntStatusMMCTIS != 0 {
-		d.ctr.inc(xMMCTxIRQN)
-	}
-	if st&gmacIntStatusMMCRIS != 0 {
-		d.ctr.inc(xMMCRxIRQN)
-	}
-	if st&gmacIntStatusMMCCSUM != 0 {
-		d.ctr.inc(xMMCRxCsumOffloadIRQN)
-	}
+	d.ctr.countStatus(st, hostIRQCounters)
 	if st&gmacIntStatusPMT != 0 {
 		if _, err := d.rd(gmacPMT); err != nil {
 			return fmt.Errorf("stmmac irq: read PMT: %w", err)
@@ -166,15 +130,7 @@ func (d *Driver) hostIRQStatus() error {
 		if err != nil {
 			return fmt.Errorf("stmmac irq: read LPI status: %w", err)
 		}
-		for _, c := range []struct {
-			bit uint32
-			s   xstat
-		}{{lpiTLPIEN, xIRQTxPathInLPIModeN}, {lpiTLPIEX, xIRQTxPathExitLPIModeN},
-			{lpiRLPIEN, xIRQRxPathInLPIModeN}, {lpiRLPIEX, xIRQRxPathExitLPIModeN}} {
-			if v&c.bit != 0 {
-				d.ctr.inc(c.s)
-			}
-		}
+		d.ctr.countStatus(v, lpiCounters)
 	}
 	return nil
 }

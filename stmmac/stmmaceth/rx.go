@@ -78,45 +78,8 @@ func (d *Driver) rxStatusGood(r0 uint32) bool {
 		d.ctr.netInc(nRxLengthErrors)
 		return false
 	}
-	good := true
-	if r0&rdes0ErrorSummary != 0 {
-		if r0&rdes0DescriptorError != 0 {
-			d.ctr.inc(xRxDesc)
-		}
-		if r0&rdes0SAFilterFail != 0 {
-			d.ctr.inc(xSAFilterFail)
-		}
-		if r0&rdes0OverflowError != 0 {
-			d.ctr.inc(xOverflowError)
-		}
-		if r0&rdes0IPCCsumError != 0 {
-			d.ctr.inc(xIPCCsumError)
-		}
-		if r0&rdes0Collision != 0 {
-			d.ctr.inc(xRxCollision)
-			d.ctr.netInc(nCollisions)
-		}
-		if r0&rdes0CRCError != 0 {
-			d.ctr.inc(xRxCRCErrors)
-			d.ctr.netInc(nRxCRCErrors)
-		}
-		good = false
-	}
-	if r0&rdes0Dribbling != 0 {
-		d.ctr.inc(xDribblingBit)
-	}
-	if r0&rdes0LengthError != 0 {
-		d.ctr.inc(xRxLength)
-		good = false
-	}
-	if r0&rdes0MIIError != 0 {
-		d.ctr.inc(xRxMII)
-		good = false
-	}
-	if r0&rdes0VLANTag != 0 {
-		d.ctr.inc(xVLANTag)
-	}
-	return good
+	d.ctr.countStatus(r0, rxStatusCounters)
+	return r0&(rdes0ErrorSummary|rdes0LengthError|rdes0MIIError) == 0
 }
 
 // rxRefill is stmmac_rx_refill: give every consumed descriptor back to the DMA by

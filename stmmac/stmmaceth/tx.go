@@ -249,30 +249,10 @@ func (d *Driver) txClean(budget int) int {
 // txStatusError is ndesc_get_tx_status for a completed last segment: count the
 // causes and report whether the frame failed.
 func (d *Driver) txStatusError(t0 uint32) bool {
-	failed := false
-	if t0&tdes0ErrorSummary != 0 {
-		if t0&tdes0UnderflowError != 0 {
-			d.ctr.inc(xTxUnderflow)
-			d.ctr.netInc(nTxFIFOErrors)
-		}
-		if t0&tdes0NoCarrier != 0 {
-			d.ctr.inc(xTxCarrier)
-			d.ctr.netInc(nTxCarrierErrors)
-		}
-		if t0&tdes0LossCarrier != 0 {
-			d.ctr.inc(xTxLossCarrier)
-			d.ctr.netInc(nTxCarrierErrors)
-		}
-		if t0&(tdes0ExcessiveDeferral|tdes0ExcessiveCollisions|tdes0LateCollision) != 0 {
-			d.ctr.netAdd(nCollisions, int(t0&tdes0CollisionCountMask)>>tdes0CollisionCountShift)
-		}
-		failed = true
-	}
-	if t0&tdes0VLANFrame != 0 {
-		d.ctr.inc(xTxVLAN)
-	}
-	if t0&tdes0Deferred != 0 {
-		d.ctr.inc(xTxDeferred)
+	d.ctr.countStatus(t0, txStatusCounters)
+	failed := t0&tdes0ErrorSummary != 0
+	if failed && t0&(tdes0ExcessiveDeferral|tdes0ExcessiveCollisions|tdes0LateCollision) != 0 {
+		d.ctr.netAdd(nCollisions, int(t0&tdes0CollisionCountMask)>>tdes0CollisionCountShift)
 	}
 	return failed
 }
