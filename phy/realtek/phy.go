@@ -2,7 +2,7 @@
 // driver (drivers/net/phy/realtek.c) with the generic Clause-22 code it relies
 // on (genphy in phy_device.c) and the phylib state machine (phy.c), ported to
 // Go. It reaches the PHY only through an MDIO interface that the stmmac guest
-// driver implements, and time and its interrupt only through the kernel (kernel.Kernel).
+// driver implements, and time and its interrupt only through kernel.Kernel.
 //
 // The boot sequence (the assembly's, in Linux's order) is
 //

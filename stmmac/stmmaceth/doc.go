@@ -1,9 +1,9 @@
-// Package driver is the guest side of the Ethernet MAC: the stmmac ring driver as
-// Linux v5.4/v5.5 runs it on a DWMAC 3.70a ("dwmac1000") with normal descriptors in
-// ring mode, the Amlogic case. It reaches the hardware only through emu.GuestBus
-// (registers at Config.Base, descriptors and buffers in guest RAM) and its
-// interrupt line, and keeps its own register and bit constants, as Linux keeps its
-// headers.
+// Package stmmaceth is the guest side of the Ethernet MAC: Linux's stmmac driver
+// (drivers/net/ethernet/stmicro/stmmac, "stmmaceth") as Linux v5.4/v5.5 runs it on
+// a DWMAC 3.70a ("dwmac1000") with normal descriptors in ring mode, the Amlogic
+// case. It reaches the hardware only through its kernel.Kernel: the bus (registers
+// at Config.Base, descriptors and buffers in guest RAM) and its interrupt line.
+// It keeps its own register and bit constants, as Linux keeps its headers.
 //
 // Sources: /work/shared/reference/dwmac-3.70a.md §3 (MDIO), §4 (DMA), §6
 // (descriptors), §7 (ring usage); Linux v5.4 stmmac_main.c, stmmac_mdio.c,
