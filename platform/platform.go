@@ -175,13 +175,10 @@ func New(opts Options) (*Platform, error) {
 // state is read through the Platform's own methods.
 func (p *Platform) Machine() *emu.Machine { return p.m }
 
-// Board is the board description the platform was built from.
-func (p *Platform) Board() board.Board { return p.board }
-
 // GuestBus is what the guest's drivers may reach the hardware through.
 func (p *Platform) GuestBus() emu.GuestBus { return p.m.Bus() }
 
-// MACIRQ and PHYIRQ are the interrupt lines of the DWMAC and of the PHY.
+// MACIRQ is the DWMAC's interrupt line ("macirq").
 func (p *Platform) MACIRQ() *emu.IRQ { return p.soc.MACIRQ() }
 
 // PHYIRQ is the PHY's interrupt line (GPIOH_3 on the Odroid-C1).
