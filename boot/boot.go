@@ -1,8 +1,8 @@
 // Package boot is the guest's side of power-on: it brings the emulated board up in
 // Linux's probe order — the clock controller's driver, the dwmac-meson8b glue
 // (pre-fix or fixed), the stmmac driver, and the PHY driver on the MAC's MDIO bus —
-// using nothing but the bus, the interrupt lines and the device tree, as Linux
-// reaches silicon. It never imports a hardware model.
+// using nothing but the kernel (its bus, time and interrupt lines) and the device
+// tree, as Linux reaches silicon. It never imports a hardware model.
 package boot
 
 import (
@@ -11,11 +11,12 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/ether"
-	"mesonemu/phy/driver"
+	"mesonemu/kernel"
+	"mesonemu/phy/realtek"
 	"mesonemu/soc/clk"
 	"mesonemu/soc/clk/meson"
 	"mesonemu/soc/dwmacmeson8b"
-	stmmacdrv "mesonemu/stmmac/driver"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // DeviceTree is the part of the board's device tree the Ethernet path reads.
@@ -27,21 +28,15 @@ type DeviceTree struct {
 	PhyMode    string // "phy-mode"
 	// TxDelayNs is "amlogic,tx-delay-ns"; nil when absent.
 	TxDelayNs *uint32
-	PHYAddr   int // the ethernet-phy node's reg
-	// PHYHasIRQ: the PHY node has an interrupts property (Odroid-C1: GPIOH_3).
-	PHYHasIRQ bool
-	MAC       ether.MAC
+	// MACIRQ is the ethernet node's "macirq" interrupt.
+	MACIRQ  kernel.IRQ
+	PHYAddr int // the ethernet-phy node's reg
+	// PHYIRQ is the PHY node's interrupt (Odroid-C1: GPIOH_3); 0 when the node
+	// has none and phylib polls.
+	PHYIRQ kernel.IRQ
+	MAC    ether.MAC
 	// DMAStart, DMASize: the RAM the kernel may hand out for rings and buffers.
 	DMAStart, DMASize uint32
-}
-
-// Hardware is what the guest is given: its bus, its interrupt lines and the
-// kernel's time services (all backed by the machine).
-type Hardware struct {
-	Bus    emu.GuestBus
-	Kernel *emu.Machine
-	MACIRQ *emu.IRQ
-	PHYIRQ *emu.IRQ
 }
 
 // Options are the guest's build choices.
@@ -51,9 +46,9 @@ type Options struct {
 	// M250Div overrides the variant's divider definition (tests of the fix).
 	M250Div *dwmacmeson8b.DividerDef
 	// PHYDelays picks the Realtek driver's config_init behaviour (v5.5 default).
-	PHYDelays driver.DelayPolicy
+	PHYDelays realtek.DelayPolicy
 	// Stmmac tunes the ring driver; zero fields keep Linux's defaults.
-	Stmmac func(*stmmacdrv.Config)
+	Stmmac func(*stmmaceth.Config)
 	// Log receives kernel-log lines.
 	Log func(string)
 }
@@ -63,8 +58,8 @@ type Guest struct {
 	Clocks *clk.Framework
 	Meson  *meson.Clocks
 	Glue   *dwmacmeson8b.Glue
-	MAC    *stmmacdrv.Driver
-	PHY    *driver.PHY
+	MAC    *stmmaceth.Driver
+	PHY    *realtek.PHY
 }
 
 func socOf(compatible string) (meson.SoC, error) {
@@ -84,17 +79,18 @@ func socOf(compatible string) (meson.SoC, error) {
 
 // Boot probes the drivers in Linux's order. It leaves the PHY state machine
 // running; WaitLink waits for the link.
-func Boot(hw Hardware, dt DeviceTree, opts Options) (*Guest, error) {
-	if hw.Bus == nil || hw.Kernel == nil || hw.MACIRQ == nil {
-		return nil, errors.New("boot: no bus, kernel or MAC interrupt")
+func Boot(k kernel.Kernel, dt DeviceTree, opts Options) (*Guest, error) {
+	if k == nil || k.Bus() == nil || k.IRQName(dt.MACIRQ) == "" {
+		return nil, errors.New("boot: no kernel, bus or MAC interrupt")
 	}
+	bus := k.Bus()
 	chip, err := socOf(dt.Compatible)
 	if err != nil {
 		return nil, fmt.Errorf("boot: %w", err)
 	}
 	g := &Guest{Clocks: clk.New()}
 	// 1. The clock controller (drivers/clk/meson/meson8b.c, CLK_OF_DECLARE: early).
-	if g.Meson, err = meson.Register(g.Clocks, hw.Bus, chip); err != nil {
+	if g.Meson, err = meson.Register(g.Clocks, bus, chip); err != nil {
 		return nil, fmt.Errorf("boot: clock controller: %w", err)
 	}
 	// 2. dwmac-meson8b: clocks "clkin0"/"clkin1" from the DT.
@@ -108,7 +104,7 @@ func Boot(hw Hardware, dt DeviceTree, opts Options) (*Guest, error) {
 		return nil, fmt.Errorf("boot: %w", err)
 	}
 	g.Glue, err = dwmacmeson8b.Probe(dwmacmeson8b.Config{
-		Bus: hw.Bus, Clocks: g.Clocks, PrgEth0Addr: prg, Compatible: dt.Compatible,
+		Bus: bus, Clocks: g.Clocks, PrgEth0Addr: prg, Compatible: dt.Compatible,
 		DevName: fmt.Sprintf("%x.ethernet", dt.DWMACBase),
 		DT:      dwmacmeson8b.DT{PhyMode: dt.PhyMode, TxDelayNs: dt.TxDelayNs},
 		ClkIn0:  clkin0, ClkIn1: g.Meson.MPLL2,
@@ -118,24 +114,20 @@ func Boot(hw Hardware, dt DeviceTree, opts Options) (*Guest, error) {
 		return nil, fmt.Errorf("boot: %w", err)
 	}
 	// 3. stmmac_dvr_probe, then ndo_open.
-	cfg := stmmacdrv.DefaultConfig(dt.DMAStart, dt.DMASize, dt.MAC)
+	cfg := stmmaceth.DefaultConfig(dt.DMAStart, dt.DMASize, dt.MAC)
 	cfg.Base = dt.DWMACBase
 	if opts.Stmmac != nil {
 		opts.Stmmac(&cfg)
 	}
-	if g.MAC, err = stmmacdrv.New(cfg, hw.Bus, hw.MACIRQ, stmmacdrv.MachineKernel(hw.Kernel)); err != nil {
+	if g.MAC, err = stmmaceth.New(cfg, k, dt.MACIRQ); err != nil {
 		return nil, fmt.Errorf("boot: stmmac: %w", err)
 	}
 	if err := g.MAC.Probe(); err != nil {
 		return nil, fmt.Errorf("boot: stmmac probe: %w", err)
 	}
 	// 4. The PHY on the MAC's MDIO bus (stmmac_mdio_register, phylink connect).
-	var irq *emu.IRQ
-	if dt.PHYHasIRQ {
-		irq = hw.PHYIRQ
-	}
-	g.PHY, err = driver.Probe(g.MAC, hw.Kernel, driver.Config{
-		Addr: dt.PHYAddr, Interface: dt.PhyMode, Delays: opts.PHYDelays, IRQ: irq, Log: opts.Log,
+	g.PHY, err = realtek.Probe(g.MAC, k, realtek.Config{
+		Addr: dt.PHYAddr, Interface: dt.PhyMode, Delays: opts.PHYDelays, IRQ: dt.PHYIRQ, Log: opts.Log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("boot: PHY: %w", err)

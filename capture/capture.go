@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"os"
 
-	"mesonemu/emu"
 	"mesonemu/ether"
 	"mesonemu/pcap"
 	"mesonemu/platform"
-	"mesonemu/rgmiiwire"
 )
 
 // Capture writes every frame that crossed the wire. Its Tap runs under the
@@ -45,32 +43,32 @@ func Create(path, name, comment string, wallOffset int64) (*Capture, error) {
 
 // Flags says what a receiver of this frame would see. The CRC flag is the FCS
 // check itself, not the wire's report, so it matches what tshark computes.
-func Flags(dir platform.Direction, frame []byte, res rgmiiwire.Result) (f uint32, bad bool) {
-	if dir == platform.TX {
+func Flags(fr *platform.Frame) (f uint32, bad bool) {
+	if fr.Dir == platform.TX {
 		f = pcap.FlagOutbound // seen from the board
 	} else {
 		f = pcap.FlagInbound
 	}
-	if !ether.CheckFCS(frame) {
+	if !ether.CheckFCS(fr.After) {
 		f |= pcap.FlagCRCError
 		bad = true
 	}
-	if res.SFDDamaged {
+	if fr.Wire.SFDDamaged {
 		f |= pcap.FlagSFDError
 	}
-	if res.PreambleDamaged {
+	if fr.Wire.PreambleDamaged {
 		f |= pcap.FlagPreambleError
 	}
 	return f, bad
 }
 
 // Tap is the platform.Tap that records a frame.
-func (c *Capture) Tap(dir platform.Direction, at emu.Time, frame []byte, res rgmiiwire.Result) {
+func (c *Capture) Tap(fr *platform.Frame) {
 	if c.err != nil {
 		return
 	}
-	f, bad := Flags(dir, frame, res)
-	if err := c.w.WriteFrame(int64(at)+c.wallOffset, frame, f); err != nil {
+	f, bad := Flags(fr)
+	if err := c.w.WriteFrame(int64(fr.At)+c.wallOffset, fr.After, f); err != nil {
 		c.err = err
 		return
 	}
@@ -78,7 +76,7 @@ func (c *Capture) Tap(dir platform.Direction, at emu.Time, frame []byte, res rgm
 	if bad {
 		c.BadFCS++
 	}
-	if res.SFDDamaged {
+	if fr.Wire.SFDDamaged {
 		c.SFDErrors++
 	}
 }

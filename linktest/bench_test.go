@@ -6,7 +6,7 @@ import (
 
 	"mesonemu/platform"
 	"mesonemu/sim"
-	stmmacdrv "mesonemu/stmmac/driver"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // BenchmarkFramePath measures the whole frame path — guest driver xmit, DMA,
@@ -26,24 +26,25 @@ func BenchmarkFramePath(b *testing.B) {
 				b.Fatal(err)
 			}
 			var got uint64
-			s.HW.M.Lock()
-			s.HW.FarEnd.SetConsumer(func([]byte) { got++ })
-			s.HW.M.Unlock()
+			m := s.Machine()
+			m.Lock()
+			s.Hardware().FarEnd().SetConsumer(func([]byte) { got++ })
+			m.Unlock()
 			frame := make([]byte, size)
-			makeFrame(frame, platform.FarEndMAC, s.Board.MAC, s.HW.M.Rand("bench"), false)
+			makeFrame(frame, platform.FarEndMAC, s.Board.MAC, m.Rand("bench"), false)
 			b.SetBytes(int64(size))
 			b.ResetTimer()
 			for sent := 0; sent < b.N; {
 				switch err := s.Guest.MAC.Xmit(frame); {
 				case err == nil:
 					sent++
-				case errors.Is(err, stmmacdrv.ErrRingFull):
-					s.HW.M.Step()
+				case errors.Is(err, stmmaceth.ErrRingFull):
+					m.Step()
 				default:
 					b.Fatal(err)
 				}
 			}
-			for got < uint64(b.N) && s.HW.M.Step() {
+			for got < uint64(b.N) && m.Step() {
 			}
 			b.StopTimer()
 			if got != uint64(b.N) {

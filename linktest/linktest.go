@@ -19,7 +19,7 @@ import (
 	"mesonemu/rgmiiwire"
 	"mesonemu/sim"
 	"mesonemu/stmmac"
-	stmmacdrv "mesonemu/stmmac/driver"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // Options choose the traffic.
@@ -150,16 +150,16 @@ func Run(so sim.Options, o Options) (*Result, error) {
 
 func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 	for _, t := range o.Taps {
-		s.HW.AddTap(t)
+		s.Hardware().AddTap(t)
 	}
 	res := newResult(s, o)
 	r := &runner{s: s, o: o, doTX: o.Direction == "tx" || o.Direction == "both", doRX: o.Direction == "rx" || o.Direction == "both"}
 	s.Guest.MAC.SetReceiver(func([]byte) { r.boardRx++ })
-	s.HW.M.Lock()
-	s.HW.FarEnd.SetConsumer(func([]byte) { r.farRx++ })
-	s.HW.M.Unlock()
+	s.Machine().Lock()
+	s.Hardware().FarEnd().SetConsumer(func([]byte) { r.farRx++ })
+	s.Machine().Unlock()
 
-	start := s.HW.M.VirtualNow()
+	start := s.Machine().VirtualNow()
 	base := readCounters(s)
 	if err := r.send(); err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 		return res, err
 	}
 	r.predict(res)
-	res.VirtualSecs = (s.HW.M.VirtualNow() - start).Seconds()
+	res.VirtualSecs = (s.Machine().VirtualNow() - start).Seconds()
 	res.WallSecs = time.Since(wallStart).Seconds()
 	return res, nil
 }
@@ -183,9 +183,7 @@ func newResult(s *sim.Sim, o Options) *Result {
 	} else {
 		res.TxDelayNs = 2
 	}
-	s.HW.M.Lock()
-	res.Speed = s.HW.PHY.Link().Speed
-	s.HW.M.Unlock()
+	res.Speed = s.Hardware().State().Link.Speed
 	return res
 }
 
@@ -203,7 +201,7 @@ type runner struct {
 // TX ring, the far end's into its NIC's queue (kept to 64 frames), stepping
 // the machine whenever neither has room.
 func (r *runner) send() error {
-	m, drv, nic := r.s.HW.M, r.s.Guest.MAC, r.s.HW.FarEnd
+	m, drv, nic := r.s.Machine(), r.s.Guest.MAC, r.s.Hardware().FarEnd()
 	rng := m.Rand("linktest.payload")
 	zeros := r.o.Payload == "zeros"
 	txFrame := make([]byte, r.o.Size)
@@ -217,7 +215,7 @@ func (r *runner) send() error {
 			case err == nil:
 				r.txQueued++
 				progress = true
-			case errors.Is(err, stmmacdrv.ErrRingFull):
+			case errors.Is(err, stmmaceth.ErrRingFull):
 			default:
 				return fmt.Errorf("linktest: xmit frame %d: %w", r.txQueued, err)
 			}
@@ -245,7 +243,7 @@ func (r *runner) send() error {
 // drain runs the machine until every frame is accounted for in both
 // directions (or 10 virtual seconds have passed, or nothing is left to run).
 func (r *runner) drain(base counters) (tx, rx *DirResult, err error) {
-	m := r.s.HW.M
+	m := r.s.Machine()
 	deadline := m.VirtualNow() + 10*emu.Second
 	for {
 		now := readCounters(r.s)
@@ -271,11 +269,11 @@ type counters struct {
 	path platform.PathCounters
 	mac  stmmac.Counters
 	nic  farend.Stats
-	drv  stmmacdrv.NetStats
+	drv  stmmaceth.NetStats
 }
 
 func readCounters(s *sim.Sim) counters {
-	return counters{path: s.HW.Path(), mac: s.HW.MACCounters(), nic: s.HW.FarEnd.Stats(), drv: s.Guest.MAC.NetStats()}
+	return counters{path: s.Hardware().Path(), mac: s.Hardware().MACCounters(), nic: s.Hardware().FarEnd().Stats(), drv: s.Guest.MAC.NetStats()}
 }
 
 // txAccount books the board's frames by where they ended, since base.
@@ -325,8 +323,8 @@ func rxAccount(sent, received uint64, now, base counters) *DirResult {
 // payload that is the budget's average; all-zero frames are one pattern, so
 // their loss is that frame's own.
 func (r *runner) predict(res *Result) {
-	tb, rb, _ := r.s.HW.Budgets()
-	predTX, predRX := r.s.HW.PredictedLoss(r.o.Size)
+	tb, rb, _ := r.s.Hardware().Budgets()
+	predTX, predRX := r.s.Hardware().PredictedLoss(r.o.Size)
 	if r.o.Payload == "zeros" {
 		fr := make([]byte, r.o.Size)
 		makeFrame(fr, platform.FarEndMAC, r.s.Board.MAC, nil, true)

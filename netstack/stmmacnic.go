@@ -3,7 +3,7 @@ package netstack
 import (
 	"errors"
 
-	stmmacdrv "mesonemu/stmmac/driver"
+	stmmacdrv "mesonemu/stmmac/stmmaceth"
 )
 
 // StmmacNIC is the board's stmmac ring driver as the board stack's card: Xmit

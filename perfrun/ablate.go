@@ -8,7 +8,7 @@ import (
 	"mesonemu/emu"
 	"mesonemu/netstack"
 	"mesonemu/sim"
-	stmmacdrv "mesonemu/stmmac/driver"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // Ablation is one timing mechanism of the model switched off, or set to the
@@ -31,12 +31,12 @@ const pcModerationAlt = 250 * emu.Microsecond
 // Ablations lists every mechanism compare --ablate switches, one at a time.
 var Ablations = []Ablation{
 	{Name: "tx-coalescing", What: "board TX interrupt on every frame (tx_coal_frames 1) instead of the kernel tree's coalescing",
-		sim: stmmacTuning(func(c *stmmacdrv.Config) { c.TxCoalFrames = 1 })},
+		sim: stmmacTuning(func(c *stmmaceth.Config) { c.TxCoalFrames = 1 })},
 	{Name: "rx-watchdog", What: "board RX interrupt on every frame (riwt_off) instead of the RX watchdog",
-		sim: stmmacTuning(func(c *stmmacdrv.Config) { c.RIWTOff = true })},
+		sim: stmmacTuning(func(c *stmmaceth.Config) { c.RIWTOff = true })},
 	{Name: "napi-budget", What: "board NAPI poll takes the whole RX ring instead of 64 frames (NAPI_POLL_WEIGHT)",
-		sim: stmmacTuning(func(c *stmmacdrv.Config) {
-			n := max(c.RxRingSize, stmmacdrv.DefaultRxRingSize, c.NetdevBudget)
+		sim: stmmacTuning(func(c *stmmaceth.Config) {
+			n := max(c.RxRingSize, stmmaceth.DefaultRxRingSize, c.NetdevBudget)
 			c.NAPIBudget, c.NetdevBudget = n, n
 		})},
 	{Name: "cpu-cost", What: "board CPU costs nothing (no per-packet and per-byte time)",
@@ -84,10 +84,10 @@ func LookupAblation(name string) (Ablation, error) {
 
 // stmmacTuning adds a change to the guest's stmmac configuration after any
 // the options already make.
-func stmmacTuning(change func(*stmmacdrv.Config)) func(*sim.Options) {
+func stmmacTuning(change func(*stmmaceth.Config)) func(*sim.Options) {
 	return func(o *sim.Options) {
 		before := o.Stmmac
-		o.Stmmac = func(c *stmmacdrv.Config) {
+		o.Stmmac = func(c *stmmaceth.Config) {
 			if before != nil {
 				before(c)
 			}

@@ -13,7 +13,6 @@ import (
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
 	"mesonemu/platform"
-	"mesonemu/rgmiiwire"
 	"mesonemu/sim"
 )
 
@@ -78,13 +77,14 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	}
 	b := &Bench{Sim: s, Report: &Report{Description: desc, Seed: o.Sim.Seed, Ablation: abl.Name, LinkUpSeconds: s.LinkTime.Seconds()}}
 	b.lostSegs = map[segKey]bool{}
-	s.HW.AddTap(func(dir platform.Direction, _ emu.Time, frame []byte, res rgmiiwire.Result) {
-		if dir != platform.TX || len(frame) < dataFrameMin {
+	hw := s.Hardware()
+	hw.AddTap(func(fr *platform.Frame) {
+		if fr.Dir != platform.TX || len(fr.After) < dataFrameMin {
 			return
 		}
 		b.dataSent++
-		key, ok := tcpSegment(s.HW.HeaderBeforeWire())
-		if res.Changed() {
+		key, ok := tcpSegment(fr.Before)
+		if fr.Wire.Changed() {
 			b.dataLost++
 			if ok {
 				b.lostSegs[key] = true
@@ -96,12 +96,12 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 		}
 	})
 	for _, t := range o.Taps {
-		s.HW.AddTap(t)
+		hw.AddTap(t)
 	}
-	m := s.HW.M
+	m := s.Machine()
 	b.Clock = netstack.NewClock(m)
 	b.Sched = netstack.Sched{M: m}
-	b.pcNIC = netstack.NewPCNIC(m, s.HW.FarEnd)
+	b.pcNIC = netstack.NewPCNIC(m, hw.FarEnd())
 	boardCfg := netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
 		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1,
 		CPU: netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)}
@@ -125,7 +125,7 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 }
 
 func (b *Bench) tally() {
-	m := b.Sim.HW.M
+	m := b.Sim.Machine()
 	m.Lock()
 	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataLost
 	b.Report.LostNeverResent = uint64(len(b.lostSegs))
@@ -139,12 +139,12 @@ func (b *Bench) tally() {
 }
 
 // Go starts a program on the engine.
-func (b *Bench) Go(name string, fn func()) *emu.Task { return b.Sim.HW.M.Go(name, fn) }
+func (b *Bench) Go(name string, fn func()) *emu.Task { return b.Sim.Machine().Go(name, fn) }
 
 // RunWhile drives the engine while more() holds (checked after each event) or
 // until ctx ends; ctx's end is its error.
 func (b *Bench) RunWhile(ctx context.Context, more func() bool) error {
-	err := b.Sim.HW.M.Run(ctx.Done(), func() bool { return !more() })
+	err := b.Sim.Machine().Run(ctx.Done(), func() bool { return !more() })
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -153,7 +153,7 @@ func (b *Bench) RunWhile(ctx context.Context, more func() bool) error {
 
 // Close stops the machine (tasks still blocked are unwound) and the hosts.
 func (b *Bench) Close() {
-	b.Sim.HW.M.Stop()
+	b.Sim.Machine().Stop()
 	if b.pcNIC != nil {
 		b.pcNIC.Close()
 	}
@@ -197,7 +197,7 @@ func RunIperf3(ctx context.Context, o Options, args []string, stdout, stderr io.
 	} else {
 		b.Go("pc iperf3 -c", func() {
 			// Give the board's server a moment of virtual time to listen.
-			b.Sim.HW.M.Sleep(10 * emu.Millisecond)
+			b.Sim.Machine().Sleep(10 * emu.Millisecond)
 			_, _ = iperf3.Run(ctx, iperf3.ClientOptions{Host: o.BoardIP.Addr().String(), Port: portOr(cfg.Server.Port),
 				Dial: b.PC.Dial, Clock: b.Clock, Seed: o.Sim.Seed + 11, Sched: b.Sched})
 		})

@@ -151,7 +151,7 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 		}
 	}
 	rep.Counters = collectCounters(s, board, pc, b.pcNIC)
-	rep.VirtualSeconds = s.HW.M.Now().Seconds()
+	rep.VirtualSeconds = s.Machine().Now().Seconds()
 	rep.WallSeconds = time.Since(wallStart).Seconds()
 	if !o.JSON {
 		writeCounters(out, rep)

@@ -53,7 +53,7 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host, pcNIC *netstack.PCNIC
 			}
 		}
 	}
-	for _, c := range s.HW.FarEnd.Stats().Counters() {
+	for _, c := range s.Hardware().FarEnd().Stats().Counters() {
 		out = append(out, Counter{"pc nic", c.Name, c.Value})
 	}
 	acks := pcNIC.AckStats()
@@ -61,7 +61,7 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host, pcNIC *netstack.PCNIC
 		Counter{"pc delayed ack", "acks_superseded", acks.Superseded},
 		Counter{"pc delayed ack", "acks_sent_by_timer", acks.Delayed},
 		Counter{"pc delayed ack", "acks_held_at_end", acks.HeldAtEnd})
-	path := s.HW.Path()
+	path := s.Hardware().Path()
 	out = append(out, []Counter{
 		{"rgmii wire", "tx_frames", path.TxFromMAC},
 		{"rgmii wire", "tx_damaged", path.TxWireDamaged},

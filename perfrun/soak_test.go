@@ -37,8 +37,7 @@ func TestSoakEveryFrameAccounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hw := b.Sim.HW
-	m := hw.M
+	m := b.Sim.Machine()
 
 	// The per-second check runs as a hardware event, under the machine lock,
 	// so the counters it reads form one consistent snapshot.
@@ -144,7 +143,7 @@ func TestSoakEveryFrameAccounted(t *testing.T) {
 	if final != "" {
 		t.Errorf("at the end: %s", final)
 	}
-	path := hw.Path()
+	path := b.Sim.Hardware().Path()
 	if path.TxWireDamaged == 0 {
 		t.Errorf("the pre-fix link damaged no frames: the soak did not exercise loss")
 	}
@@ -166,10 +165,10 @@ func TestSoakEveryFrameAccounted(t *testing.T) {
 // conservationLocked checks every stage's books at one instant (machine lock
 // held) and describes the first imbalance, or returns "".
 func conservationLocked(b *Bench) string {
-	hw := b.Sim.HW
+	hw := b.Sim.Hardware()
 	p := hw.PathLocked()
-	mac := hw.MAC.Counters()
-	fe := hw.FarEnd.StatsLocked()
+	mac := hw.MACCountersLocked()
+	fe := hw.FarEnd().StatsLocked()
 	feSeen := fe.RxPackets + fe.RxCRCErrors + fe.RxAlignErrors + fe.RxShortLengthErrors + fe.RxLongLengthErrors + fe.RxMissedErrors + fe.RxDropped
 	macOutcomes := mac.RxDelivered + mac.RxDroppedCRC + mac.RxDroppedLength + mac.RxDroppedNoDescriptor + mac.RxDroppedDisabled + mac.RxDroppedBusError + mac.RxDroppedFiltered
 	switch {
@@ -194,7 +193,7 @@ func conservationLocked(b *Bench) string {
 func ringOwnership(b *Bench) (txOwned, rxOwned int, err error) {
 	drv := b.Sim.Guest.MAC
 	cfg, lay := drv.Config(), drv.Layout()
-	bus := b.Sim.HW.M.Bus()
+	bus := b.Sim.Machine().Bus()
 	count := func(base uint32, n int) (int, error) {
 		owned := 0
 		for i := 0; i < n; i++ {

@@ -56,55 +56,28 @@ type Options struct {
 	AutonegTime emu.Time
 }
 
-// Platform is the assembled hardware.
+// Platform is the assembled hardware. Its parts are reached through methods
+// that take the machine lock themselves (or say "Locked" when the caller holds it
+// in a hardware event), so no caller pokes a model outside the lock.
 type Platform struct {
-	M      *emu.Machine
-	Board  board.Board
-	SoC    *soc.SoC
-	MAC    *stmmac.MAC
-	MDIO   *mdio.Bus
-	PHY    *phy.RTL8211F
-	PHYIRQ *emu.IRQ
-	FarEnd *farend.NIC
+	m      *emu.Machine
+	board  board.Board
+	soc    *soc.SoC
+	mac    *stmmac.MAC
+	mdio   *mdio.Bus
+	phy    *phy.RTL8211F
+	phyIRQ *emu.IRQ
+	farEnd *farend.NIC
 
-	mech       Mechanism
-	txLink     board.Link
-	txWire     *rgmiiwire.Wire
-	rxWire     *rgmiiwire.Wire
-	txConfigOK bool
-	rxConfigOK bool
-	// txTimingErr / rxTimingErr: the wire refused the timing the registers and
-	// the board give (only bad board parameters can cause it).
-	txTimingErr, rxTimingErr bool
-	configErr                error
-
-	path PathCounters
-	taps []Tap
-	// hdr holds the start of the frame on the wire before the wire touched it,
-	// for taps that need to know what a damaged frame was (machine lock).
-	hdr    [64]byte
-	hdrLen int
+	mech   Mechanism
+	txLink board.Link
+	// tx and rx carry frames across the wire, one direction each.
+	tx, rx direction
+	// configErr: why the wire refused the timing the registers and the board
+	// give (only bad board parameters can cause it).
+	configErr error
+	taps      []Tap
 }
-
-// Direction of a frame on the cable.
-type Direction uint8
-
-// Directions, named from the board's point of view.
-const (
-	TX Direction = iota // board -> far end
-	RX                  // far end -> board
-)
-
-func (d Direction) String() string {
-	if d == TX {
-		return "tx"
-	}
-	return "rx"
-}
-
-// Tap sees every frame as it left the wire (after any corruption), FCS included.
-// It runs with the machine lock held and must copy what it keeps.
-type Tap func(dir Direction, at emu.Time, frame []byte, res rgmiiwire.Result)
 
 // PathCounters count, per direction, what happened to frames between the MAC and
 // the far end, so that sent = received + drops by cause holds exactly.
@@ -144,7 +117,7 @@ func New(opts Options) (*Platform, error) {
 	if err != nil {
 		return nil, fmt.Errorf("platform %s: %w", b.Name, err)
 	}
-	p := &Platform{M: m, Board: b, SoC: s, MDIO: &mdio.Bus{}, mech: mech}
+	p := &Platform{m: m, board: b, soc: s, mdio: &mdio.Bus{}, mech: mech}
 	p.txLink = b.TX
 	if mech == MechanismB {
 		p.txLink = b.TXMechanismB
@@ -152,113 +125,77 @@ func New(opts Options) (*Platform, error) {
 	if opts.TXSkewPs != nil {
 		p.txLink.BoardSkewPs = *opts.TXSkewPs
 	}
-	p.PHYIRQ = m.NewIRQ("phy_int")
-	p.PHY, err = phy.New(m, phy.Config{
+	p.phyIRQ = m.NewIRQ("phy_int")
+	p.phy, err = phy.New(m, phy.Config{
 		TXDelayStrap: b.Straps.TXDelay, RXDelayStrap: b.Straps.RXDelay,
 		Partner:     phy.Partner{MaxSpeed: opts.PartnerMaxSpeed},
-		IRQ:         p.PHYIRQ,
+		IRQ:         p.phyIRQ,
 		AutonegTime: opts.AutonegTime,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("platform %s: %w", b.Name, err)
 	}
-	p.MDIO.Attach(b.DT.PHYAddr, p.PHY)
+	p.mdio.Attach(b.DT.PHYAddr, p.phy)
 	macCfg := stmmac.DefaultConfig()
 	macCfg.MACAddr = b.MAC
-	p.MAC = stmmac.New(m, s.MACIRQ(), p.MDIO, macCfg)
-	if err := m.Bus().Map(s.Addrs().DWMACBase, s.Addrs().DWMACSize, p.MAC); err != nil {
+	p.mac = stmmac.New(m, s.MACIRQ(), p.mdio, macCfg)
+	if err := m.Bus().Map(s.Addrs().DWMACBase, s.Addrs().DWMACSize, p.mac); err != nil {
 		return nil, fmt.Errorf("platform %s: %w", b.Name, err)
 	}
-	p.FarEnd, err = farend.New(m, opts.FarEnd)
+	p.farEnd, err = farend.New(m, opts.FarEnd)
 	if err != nil {
 		return nil, fmt.Errorf("platform %s: far end: %w", b.Name, err)
 	}
 	// Wires start with a placeholder timing; reconfigure sets the real one.
 	idle := rgmiiwire.Timing{SpeedMbps: 1000, ClockPeriodPs: 8000, SetupPs: 300, HoldPs: 300, JitterSigmaPs: 60}
-	if p.txWire, err = rgmiiwire.New(idle, m.Rand("rgmii.tx")); err != nil {
+	// MAC -> TX wire -> PHY -> cable -> far-end NIC, which counts a lost frame
+	// start as an alignment error itself.
+	p.tx = direction{dir: TX, p: p, deliver: func(frame []byte, alignErr bool) { p.farEnd.Receive(frame, alignErr) }}
+	// Cable -> PHY -> RX wire -> MAC, whose receive path never sees a frame
+	// without its start.
+	p.rx = direction{dir: RX, p: p, phyFirst: true, dropLostSFD: true,
+		deliver: func(frame []byte, _ bool) { p.mac.Receive(frame) }}
+	if p.tx.wire, err = rgmiiwire.New(idle, m.Rand("rgmii.tx")); err != nil {
 		return nil, fmt.Errorf("platform: %w", err)
 	}
-	if p.rxWire, err = rgmiiwire.New(idle, m.Rand("rgmii.rx")); err != nil {
+	if p.rx.wire, err = rgmiiwire.New(idle, m.Rand("rgmii.rx")); err != nil {
 		return nil, fmt.Errorf("platform: %w", err)
 	}
 	m.Lock()
 	defer m.Unlock()
 	s.OnChange(p.reconfigure)
-	p.PHY.OnChange(p.reconfigure)
-	p.MAC.SetTransmitter(p.transmitFromMAC)
-	p.FarEnd.SetSink(p.transmitFromFarEnd)
+	p.phy.OnChange(p.reconfigure)
+	p.mac.SetTransmitter(p.tx.carry)
+	p.farEnd.SetSink(p.rx.carry)
 	p.reconfigure()
 	return p, nil
 }
 
-// AddTap adds a frame observer (pcap). Safe before the machine runs.
+// Machine is the engine the board runs on: time, tasks, randomness. Hardware
+// state is read through the Platform's own methods.
+func (p *Platform) Machine() *emu.Machine { return p.m }
+
+// GuestBus is what the guest's drivers may reach the hardware through.
+func (p *Platform) GuestBus() emu.GuestBus { return p.m.Bus() }
+
+// MACIRQ is the DWMAC's interrupt line ("macirq").
+func (p *Platform) MACIRQ() *emu.IRQ { return p.soc.MACIRQ() }
+
+// PHYIRQ is the PHY's interrupt line (GPIOH_3 on the Odroid-C1).
+func (p *Platform) PHYIRQ() *emu.IRQ { return p.phyIRQ }
+
+// RAMSize is the size of the guest's RAM.
+func (p *Platform) RAMSize() uint32 { return p.soc.RAM().Size() }
+
+// FarEnd is the PC's NIC at the far end of the cable, where a PC stack or a
+// TAP bridge attaches (its Locked methods want the machine lock).
+func (p *Platform) FarEnd() *farend.NIC { return p.farEnd }
+
+// AddTap adds a frame observer (pcap, loss tallies). Safe before the machine runs.
 func (p *Platform) AddTap(t Tap) {
-	p.M.Lock()
+	p.m.Lock()
 	p.taps = append(p.taps, t)
-	p.M.Unlock()
-}
-
-// HeaderBeforeWire is the first 64 bytes (or fewer) of the frame a tap is
-// looking at, as they were before the wire model touched them. Only valid
-// inside a Tap call (machine lock held).
-func (p *Platform) HeaderBeforeWire() []byte { return p.hdr[:p.hdrLen] }
-
-// transmitFromMAC is the RGMII TX side: the MAC has finished sending frame.
-func (p *Platform) transmitFromMAC(frame []byte) {
-	p.path.TxFromMAC++
-	if !p.txConfigOK {
-		if p.txTimingErr {
-			p.path.TxBadTiming++
-		} else {
-			p.path.TxNoClock++
-		}
-		return
-	}
-	if !p.PHY.Link().Up {
-		p.path.TxNoLink++
-		return
-	}
-	if len(p.taps) > 0 {
-		p.hdrLen = copy(p.hdr[:], frame)
-	}
-	res := p.txWire.Transmit(frame)
-	if res.Changed() {
-		p.path.TxWireDamaged++
-	}
-	for _, t := range p.taps {
-		t(TX, p.M.Now(), frame, res)
-	}
-	p.path.TxAtFarEnd++
-	p.FarEnd.Receive(frame, res.AlignmentError())
-}
-
-// transmitFromFarEnd is the cable's far end sending towards the board.
-func (p *Platform) transmitFromFarEnd(frame []byte) {
-	p.path.RxFromFarEnd++
-	if !p.PHY.Link().Up {
-		p.path.RxNoLink++
-		return
-	}
-	if !p.rxConfigOK {
-		p.path.RxBadTiming++
-		return
-	}
-	if len(p.taps) > 0 {
-		p.hdrLen = copy(p.hdr[:], frame)
-	}
-	res := p.rxWire.Transmit(frame)
-	if res.Changed() {
-		p.path.RxWireDamaged++
-	}
-	for _, t := range p.taps {
-		t(RX, p.M.Now(), frame, res)
-	}
-	if res.AlignmentError() {
-		p.path.RxSFDLost++
-		return
-	}
-	p.path.RxAtMAC++
-	p.MAC.Receive(frame)
+	p.m.Unlock()
 }
 
 // clockPeriodPs is the RGMII clock period at a link speed given the gigabit
@@ -277,77 +214,89 @@ func clockPeriodPs(gigabitHz float64, speed int) float64 {
 
 // reconfigure derives both wire timings from register state. Lock held.
 func (p *Platform) reconfigure() {
-	link := p.PHY.Link()
+	link := p.phy.Link()
 	speed := link.Speed
 	if speed == 0 {
 		speed = 1000
 	}
-	clk := p.SoC.TXClock()
-	txDelay := p.MACTXDelay()
+	clk := p.soc.TXClock()
+	tl := p.txLink
 	tx := rgmiiwire.Timing{Direction: "TX", SpeedMbps: speed,
-		MACDelayPs: txDelay.Ps, BoardSkewPs: p.txLink.BoardSkewPs, LineSkewPs: p.txLink.LineSkewPs,
-		SetupPs: p.txLink.SetupPs, HoldPs: p.txLink.HoldPs, JitterSigmaPs: p.txLink.JitterSigmaPs}
-	if p.PHY.TXDelayEnabled() {
-		tx.PHYDelayPs = p.txLink.PHYDelayPs
+		MACDelayPs: p.macTXDelay().Ps, BoardSkewPs: tl.BoardSkewPs, LineSkewPs: tl.LineSkewPs,
+		SetupPs: tl.SetupPs, HoldPs: tl.HoldPs, JitterSigmaPs: tl.JitterSigmaPs}
+	if p.phy.TXDelayEnabled() {
+		tx.PHYDelayPs = tl.PHYDelayPs
 	}
-	p.txConfigOK, p.txTimingErr, p.rxTimingErr = false, false, false
 	p.configErr = nil
+	p.tx.timingOK, p.tx.timingErr = false, false
 	if clk.TXHz > 0 && clk.RGMII {
 		tx.ClockPeriodPs = clockPeriodPs(clk.TXHz, speed)
-		if err := p.txWire.Configure(tx); err != nil {
-			p.configErr = fmt.Errorf("TX wire: %w", err)
-			p.txTimingErr = true
-		} else {
-			p.txConfigOK = true
-		}
+		p.tx.configure(tx, &p.configErr)
 	}
-	rl := p.Board.RX
+	rl := p.board.RX
 	rx := rgmiiwire.Timing{Direction: "RX", SpeedMbps: speed,
 		// The PHY's RX clock comes from its own 25 MHz crystal: nominal 125 MHz.
 		ClockPeriodPs: clockPeriodPs(125e6, speed),
-		MACDelayPs:    p.SoC.MACRXDelay().Ps, BoardSkewPs: rl.BoardSkewPs, LineSkewPs: rl.LineSkewPs,
+		MACDelayPs:    p.soc.MACRXDelay().Ps, BoardSkewPs: rl.BoardSkewPs, LineSkewPs: rl.LineSkewPs,
 		SetupPs: rl.SetupPs, HoldPs: rl.HoldPs, JitterSigmaPs: rl.JitterSigmaPs}
-	if p.PHY.RXDelayEnabled() {
+	if p.phy.RXDelayEnabled() {
 		rx.PHYDelayPs = rl.PHYDelayPs
 	}
-	if err := p.rxWire.Configure(rx); err != nil {
-		p.configErr = fmt.Errorf("RX wire: %w", err)
-		p.rxConfigOK, p.rxTimingErr = false, true
-	} else {
-		p.rxConfigOK = true
-	}
+	p.rx.configure(rx, &p.configErr)
 	if link.Up {
-		p.FarEnd.SetSpeed(link.Speed)
-		p.MAC.SetLinkState(true, link.Speed, link.FullDuplex)
+		p.farEnd.SetSpeed(link.Speed)
+		p.mac.SetLinkState(true, link.Speed, link.FullDuplex)
 	} else {
-		p.FarEnd.SetSpeed(0)
-		p.MAC.SetLinkState(false, 0, false)
+		p.farEnd.SetSpeed(0)
+		p.mac.SetLinkState(false, 0, false)
 	}
 }
 
 // WireConfigErr is why the last wire reconfiguration was refused (nil when both
 // directions took their timing); frames meanwhile count as TxBadTiming/RxBadTiming.
 func (p *Platform) WireConfigErr() error {
-	p.M.Lock()
-	defer p.M.Unlock()
+	p.m.Lock()
+	defer p.m.Unlock()
 	return p.configErr
 }
 
-// MACTXDelay is the effective MAC TX delay under the platform's mechanism.
+// macTXDelay is the effective MAC TX delay under the platform's mechanism.
 // Lock held.
-func (p *Platform) MACTXDelay() soc.Delay {
+func (p *Platform) macTXDelay() soc.Delay {
 	if p.mech == MechanismB {
-		return p.SoC.MACTXDelayB()
+		return p.soc.MACTXDelayB()
 	}
-	return p.SoC.MACTXDelay()
+	return p.soc.MACTXDelay()
+}
+
+// State is a snapshot of what the guest's programming left in the hardware.
+type State struct {
+	// PRGEth0 and MPLLCntl9 are the glue register and the MPLL2 divider register.
+	PRGEth0, MPLLCntl9 soc.RegValue
+	TXClock            soc.TXClock
+	// MACTXDelay is the effective MAC TX delay under the platform's mechanism.
+	MACTXDelay, MACRXDelay soc.Delay
+	PHYTXDelay, PHYRXDelay bool // the PHY's internal delay bits
+	Link                   phy.LinkState
+}
+
+// State reads the hardware's state in one locked snapshot.
+func (p *Platform) State() State {
+	p.m.Lock()
+	defer p.m.Unlock()
+	st := State{TXClock: p.soc.TXClock(), MACTXDelay: p.macTXDelay(), MACRXDelay: p.soc.MACRXDelay(),
+		PHYTXDelay: p.phy.TXDelayEnabled(), PHYRXDelay: p.phy.RXDelayEnabled(), Link: p.phy.Link()}
+	st.PRGEth0, _ = p.soc.Register("PRG_ETH0")
+	st.MPLLCntl9, _ = p.soc.Register("HHI_MPLL_CNTL9")
+	return st
 }
 
 // Budgets returns the TX and RX timing budgets in force, and whether the TX
 // clock is running (without it nothing is sent).
 func (p *Platform) Budgets() (tx, rx rgmiiwire.Budget, txClockOK bool) {
-	p.M.Lock()
-	defer p.M.Unlock()
-	return p.txWire.Budget(), p.rxWire.Budget(), p.txConfigOK
+	p.m.Lock()
+	defer p.m.Unlock()
+	return p.tx.wire.Budget(), p.rx.wire.Budget(), p.tx.timingOK
 }
 
 // PredictedLoss is the analytic frame loss per direction for frames of L bytes
@@ -363,27 +312,39 @@ func (p *Platform) PredictedLoss(l int) (tx, rx float64) {
 
 // PathLocked returns the frame-path counters; the caller holds the machine lock
 // (a hardware event).
-func (p *Platform) PathLocked() PathCounters { return p.path }
+func (p *Platform) PathLocked() PathCounters {
+	t, r := p.tx.ctr, p.rx.ctr
+	return PathCounters{
+		TxFromMAC: t.sent, TxNoClock: t.noClock, TxNoLink: t.noLink, TxBadTiming: t.badTiming,
+		TxWireDamaged: t.damaged, TxAtFarEnd: t.delivered,
+		RxFromFarEnd: r.sent, RxNoLink: r.noLink, RxBadTiming: r.badTiming,
+		RxWireDamaged: r.damaged, RxSFDLost: r.sfdLost, RxAtMAC: r.delivered,
+	}
+}
 
 // Path returns the frame-path counters.
 func (p *Platform) Path() PathCounters {
-	p.M.Lock()
-	defer p.M.Unlock()
-	return p.path
+	p.m.Lock()
+	defer p.m.Unlock()
+	return p.PathLocked()
 }
 
 // WireStats returns the two wires' own statistics.
 func (p *Platform) WireStats() (tx, rx rgmiiwire.Stats) {
-	p.M.Lock()
-	defer p.M.Unlock()
-	return p.txWire.Stats(), p.rxWire.Stats()
+	p.m.Lock()
+	defer p.m.Unlock()
+	return p.tx.wire.Stats(), p.rx.wire.Stats()
 }
+
+// MACCountersLocked returns the DWMAC model's accounting; the caller holds the
+// machine lock.
+func (p *Platform) MACCountersLocked() stmmac.Counters { return p.mac.Counters() }
 
 // MACCounters returns the DWMAC model's accounting.
 func (p *Platform) MACCounters() stmmac.Counters {
-	p.M.Lock()
-	defer p.M.Unlock()
-	return p.MAC.Counters()
+	p.m.Lock()
+	defer p.m.Unlock()
+	return p.mac.Counters()
 }
 
 // FarEndMAC is the PC's MAC address: a fixed locally administered one.

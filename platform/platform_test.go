@@ -23,12 +23,13 @@ func TestBadBoardTimingIsItsOwnCause(t *testing.T) {
 	if p.WireConfigErr() == nil {
 		t.Fatal("a negative jitter was accepted")
 	}
-	p.M.Lock()
+	m := p.Machine()
+	m.Lock()
 	for range 3 {
-		p.transmitFromMAC(make([]byte, 64))
+		p.tx.carry(make([]byte, 64))
 	}
-	path := p.path
-	p.M.Unlock()
+	path := p.PathLocked()
+	m.Unlock()
 	if path.TxFromMAC != 3 || path.TxBadTiming != 3 || path.TxNoClock != 0 || path.TxAtFarEnd != 0 {
 		t.Fatalf("path counters %+v; want 3 frames lost to bad timing", path)
 	}

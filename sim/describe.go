@@ -6,9 +6,10 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/reg"
+	"mesonemu/soc"
 	"mesonemu/soc/clk"
 	"mesonemu/stmmac"
-	stmmacdrv "mesonemu/stmmac/driver"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // Description is what `mesonemu clk`, `mesonemu regs` and the main job's header
@@ -46,7 +47,7 @@ type Description struct {
 	regs      map[string]string
 }
 
-// StmmacTuning is what the stmmac driver runs with (stmmacdrv.Trees).
+// StmmacTuning is what the stmmac driver runs with (stmmaceth.Trees).
 type StmmacTuning struct {
 	Tree          string  `json:"tree"`
 	Source        string  `json:"source"` // where the tree's numbers come from
@@ -85,33 +86,27 @@ func (s *Sim) Describe() (Description, error) {
 		return d, fmt.Errorf("describe: %w", err)
 	}
 	d.ClockChain = chain
-	hw := s.HW
-	hw.M.Lock()
-	for _, name := range []string{"PRG_ETH0", "HHI_MPLL_CNTL9"} {
-		rv, ok := hw.SoC.Register(name)
-		if !ok {
-			hw.M.Unlock()
-			return d, fmt.Errorf("describe: no register %s", name)
+	hw := s.hw
+	st := hw.State()
+	for _, r := range []struct {
+		name string
+		rv   soc.RegValue
+		j    *RegisterJSON
+	}{{"PRG_ETH0", st.PRGEth0, &d.PRGEth0}, {"HHI_MPLL_CNTL9", st.MPLLCntl9, &d.MPLLCntl9}} {
+		if r.rv.Reg == nil {
+			return d, fmt.Errorf("describe: no register %s", r.name)
 		}
-		j := registerJSON(rv.Reg, rv.Value)
-		if name == "PRG_ETH0" {
-			d.PRGEth0 = j
-		} else {
-			d.MPLLCntl9 = j
-		}
-		d.regs[name] = rv.Format()
+		*r.j = registerJSON(r.rv.Reg, r.rv.Value)
+		d.regs[r.name] = r.rv.Format()
 	}
-	clkHW := hw.SoC.TXClock()
-	d.TXClockHz = clkHW.TXHz
-	tx := hw.MACTXDelay()
-	d.EffectiveTX, d.EffectiveWhy = tx.Ps, tx.Why
-	d.PHYTXDelay, d.PHYRXDelay = hw.PHY.TXDelayEnabled(), hw.PHY.RXDelayEnabled()
-	d.EffectiveRX = hw.SoC.MACRXDelay().Ps
-	hw.M.Unlock()
+	d.TXClockHz = st.TXClock.TXHz
+	d.EffectiveTX, d.EffectiveWhy = st.MACTXDelay.Ps, st.MACTXDelay.Why
+	d.PHYTXDelay, d.PHYRXDelay = st.PHYTXDelay, st.PHYRXDelay
+	d.EffectiveRX = st.MACRXDelay.Ps
 	d.PredictedTX, d.PredictedRX = hw.PredictedLoss(1514)
 	d.Link = s.Guest.PHY.Status()
 	d.PCRxModerationUs = float64(s.Opts.FarEnd.RxDelay) / float64(emu.Microsecond)
-	tree, _ := stmmacdrv.LookupTree(s.Opts.Kernel)
+	tree, _ := stmmaceth.LookupTree(s.Opts.Kernel)
 	cfg := s.Guest.MAC.Config()
 	d.Stmmac = StmmacTuning{Tree: tree.Name, Source: tree.Why, TxCoalFrames: cfg.TxCoalFrames, TxCoalTimerUs: cfg.TxCoalTimerUs,
 		TimerPerFrame: cfg.AlwaysArmTxTimer, HZ: cfg.HZ, RIWT: cfg.RIWT,

@@ -12,12 +12,13 @@ import (
 	"mesonemu/boot"
 	"mesonemu/emu"
 	"mesonemu/farend"
-	"mesonemu/phy/driver"
+	"mesonemu/kernel"
+	"mesonemu/phy/realtek"
 	"mesonemu/platform"
 	"mesonemu/soc"
 	"mesonemu/soc/board"
 	"mesonemu/soc/dwmacmeson8b"
-	stmmacdrv "mesonemu/stmmac/driver"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // Options are what a user chooses.
@@ -38,12 +39,12 @@ type Options struct {
 	// M250Div overrides the glue variant's divider definition (tests of the fix).
 	M250Div *dwmacmeson8b.DividerDef
 	// PHYDelays chooses the Realtek driver's delay policy (v5.5 default).
-	PHYDelays driver.DelayPolicy
+	PHYDelays realtek.DelayPolicy
 	// Kernel names the Linux tree whose stmmac tuning the guest runs with
-	// (stmmacdrv.Trees; "" is stmmacdrv.DefaultTree). Stmmac, if set, is
+	// (stmmaceth.Trees; "" is stmmaceth.DefaultTree). Stmmac, if set, is
 	// applied after it.
 	Kernel string
-	Stmmac func(*stmmacdrv.Config)
+	Stmmac func(*stmmaceth.Config)
 	Log    func(string)
 	// PHYTXDelay, when non-nil, sets the RTL8211F's internal TX delay bit after
 	// boot, as a developer would with phytool over MDIO (page 0xd08, reg 0x11,
@@ -60,11 +61,18 @@ type Options struct {
 type Sim struct {
 	Opts     Options
 	Board    board.Board
-	HW       *platform.Platform
+	hw       *platform.Platform
 	Guest    *boot.Guest
 	DT       boot.DeviceTree
 	LinkTime emu.Time // virtual time at which the link came up
 }
+
+// The interrupt numbers of the board's device tree: the order in which New
+// gives the guest kernel the lines.
+const (
+	macIRQ kernel.IRQ = 1
+	phyIRQ kernel.IRQ = 2
+)
 
 // LinkTimeout bounds how long boot waits for the PHY (autoneg takes ~2 s).
 const LinkTimeout = 10 * emu.Second
@@ -110,7 +118,7 @@ func (o Options) Validate() (board.Board, error) {
 	default:
 		return board.Board{}, fmt.Errorf("speed %d: want 1000, 100 or 10", o.Speed)
 	}
-	if _, err := stmmacdrv.LookupTree(o.Kernel); err != nil {
+	if _, err := stmmaceth.LookupTree(o.Kernel); err != nil {
 		return board.Board{}, err
 	}
 	return b, nil
@@ -123,8 +131,9 @@ func DeviceTree(b board.Board, o Options, ramSize uint32) boot.DeviceTree {
 		DWMACBase:  b.SoC.Addrs().DWMACBase,
 		PhyMode:    b.DT.PhyMode,
 		TxDelayNs:  b.DT.TXDelayNS,
+		MACIRQ:     macIRQ,
 		PHYAddr:    int(b.DT.PHYAddr),
-		PHYHasIRQ:  true,
+		PHYIRQ:     phyIRQ,
 		MAC:        b.MAC,
 		// The kernel image and its data sit in the first MiB; the rest is the
 		// DMA pool for the rings and buffers.
@@ -158,19 +167,19 @@ func New(o Options) (*Sim, error) {
 		return nil, err
 	}
 	if o.Trace != nil {
-		hw.M.Bus().SetTrace(o.Trace)
+		hw.Machine().Bus().SetTrace(o.Trace)
 	}
-	s := &Sim{Opts: o, Board: b, HW: hw, DT: DeviceTree(b, o, hw.SoC.RAM().Size())}
-	kernel, _ := stmmacdrv.LookupTree(o.Kernel)
-	tune := func(c *stmmacdrv.Config) {
-		kernel.Apply(c)
+	s := &Sim{Opts: o, Board: b, hw: hw, DT: DeviceTree(b, o, hw.RAMSize())}
+	tree, _ := stmmaceth.LookupTree(o.Kernel)
+	tune := func(c *stmmaceth.Config) {
+		tree.Apply(c)
 		if o.Stmmac != nil {
 			o.Stmmac(c)
 		}
 	}
-	s.Guest, err = boot.Boot(boot.Hardware{
-		Bus: hw.M.Bus(), Kernel: hw.M, MACIRQ: hw.SoC.MACIRQ(), PHYIRQ: hw.PHYIRQ,
-	}, s.DT, boot.Options{Variant: variant, M250Div: o.M250Div, PHYDelays: o.PHYDelays, Stmmac: tune, Log: o.Log})
+	// The guest's interrupt numbers follow the order its kernel is given the lines.
+	k := kernel.New(hw.Machine(), hw.GuestBus(), hw.MACIRQ(), hw.PHYIRQ())
+	s.Guest, err = boot.Boot(k, s.DT, boot.Options{Variant: variant, M250Div: o.M250Div, PHYDelays: o.PHYDelays, Stmmac: tune, Log: o.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -182,9 +191,16 @@ func New(o Options) (*Sim, error) {
 			return nil, err
 		}
 	}
-	s.LinkTime = hw.M.VirtualNow()
+	s.LinkTime = hw.Machine().VirtualNow()
 	return s, nil
 }
+
+// Hardware is the board's hardware: its counters, timing budgets, taps and the
+// far end of the cable.
+func (s *Sim) Hardware() *platform.Platform { return s.hw }
+
+// Machine is the engine the board runs on.
+func (s *Sim) Machine() *emu.Machine { return s.hw.Machine() }
 
 // RTL8211F paged register holding the internal TX delay (rtl8211f.md §3).
 const (

@@ -30,12 +30,8 @@ func TestBootProgramsTheClockTreeAndLinksUp(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s %d ns: %v", c.board, c.driver, c.delay, err)
 		}
-		s.HW.M.Lock()
-		prg := s.HW.SoC.Glue().PRGEth0()
-		clk := s.HW.SoC.TXClock()
-		d := s.HW.SoC.MACTXDelay()
-		link := s.HW.PHY.Link()
-		s.HW.M.Unlock()
+		st := s.Hardware().State()
+		prg, clk, d, link := st.PRGEth0.Value, st.TXClock, st.MACTXDelay, st.Link
 		if c.prg != 0 && prg != c.prg {
 			t.Errorf("%s %s %d ns: PRG_ETH0 %#x, want %#x", c.board, c.driver, c.delay, prg, c.prg)
 		}

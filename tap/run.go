@@ -168,16 +168,16 @@ func (r *session) build() error {
 	if err != nil {
 		return err
 	}
-	r.s, r.m = s, s.HW.M
+	r.s, r.m = s, s.Machine()
 	if r.o.PcapPath != "" {
 		r.capt, err = capture.Create(r.o.PcapPath, s.Board.Name+" rgmii", "mesonemu "+s.Board.Name+" wire, TAP "+r.tapName,
 			time.Now().UnixNano()-int64(r.m.Now()))
 		if err != nil {
 			return err
 		}
-		s.HW.AddTap(r.capt.Tap)
+		s.Hardware().AddTap(r.capt.Tap)
 	}
-	r.bridge = NewBridge(r.m, s.HW.FarEnd, r.dev, BridgeConfig{})
+	r.bridge = NewBridge(r.m, s.Hardware().FarEnd(), r.dev, BridgeConfig{})
 	r.dev = nil // the bridge owns it now
 	// The board's processor, as in the in-process runs: its per-packet cost is
 	// what limits the fixed driver to the commit's 778 Mbit/s.
@@ -275,9 +275,9 @@ func (r *session) finish(code int) (int, *Counters, error) {
 
 // wireCounters collects what the wire and both NICs saw go wrong.
 func wireCounters(s *sim.Sim) WireCounters {
-	path := s.HW.Path()
-	fe := s.HW.FarEnd.Stats()
-	mac := s.HW.MACCounters()
+	path := s.Hardware().Path()
+	fe := s.Hardware().FarEnd().Stats()
+	mac := s.Hardware().MACCounters()
 	return WireCounters{
 		TxDamaged: path.TxWireDamaged, FarEndCRCErrors: fe.RxCRCErrors, FarEndAlignError: fe.RxAlignErrors,
 		RxDamaged: path.RxWireDamaged, BoardCRCErrors: mac.RxCRCErrors, BoardSFDLost: path.RxSFDLost,

@@ -13,7 +13,7 @@ import (
 	"mesonemu/platform"
 	"mesonemu/sim"
 	"mesonemu/soc/board"
-	stmmacdrv "mesonemu/stmmac/driver"
+	stmmacdrv "mesonemu/stmmac/stmmaceth"
 )
 
 // flags holds every option; each command reads the ones it needs.

@@ -101,13 +101,13 @@ func cmdEye(f *flags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tb, rb, _ := s.HW.Budgets()
+	tb, rb, _ := s.Hardware().Budgets()
 	b := tb
 	if f.direction == "rx" {
 		b = rb
 	}
 	setting := plot.Setting{Board: d.Board, Driver: d.Driver, PhyMode: d.PhyMode, TxDelayNs: d.TxDelayNs}
-	eye := b.Eye(s.HW.M.Rand("eye"), 0, 2000)
+	eye := b.Eye(s.Machine().Rand("eye"), 0, 2000)
 	tub := b.Bathtub(0, 400)
 	// The eye goes to the named file, the bathtub curve beside it (NAME-bathtub.EXT).
 	for _, p := range f.pictureTargets() {

@@ -63,9 +63,9 @@ func run(out string, uis int) error {
 		if err != nil {
 			return err
 		}
-		tx, _, _ := s.HW.Budgets()
+		tx, _, _ := s.Hardware().Budgets()
 		setting := plot.SettingOf(s)
-		eye := tx.Eye(s.HW.M.Rand("docimg.eye"), 0, uis)
+		eye := tx.Eye(s.Machine().Rand("docimg.eye"), 0, uis)
 		if err := write(filepath.Join(out, "eye-tx-"+c.name+".png"), func(w io.Writer, f string) error {
 			return plot.Eye(w, f, setting, tx, eye, plot.Size{})
 		}); err != nil {
