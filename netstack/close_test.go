@@ -9,6 +9,7 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip/header"
 
 	"mesonemu/emu"
+	"mesonemu/netstack/internal/frametest"
 )
 
 // floodNIC is a card whose cable delivers the same frame every microsecond.
@@ -32,11 +33,11 @@ func (n *floodNIC) flood() {
 // stack answer (SYNs to a closed port: each draws a reset) keep arriving.
 // Close must return, and the frames after it must be refused without a stall.
 func TestCloseWhileReceiving(t *testing.T) {
-	syn := tcpFrame(pcAddr, boardAddr, 40000, 9, 1, 0, 0)
+	syn := frametest.TCP(frametest.PC, frametest.Board, 40000, 9, 1, 0, 0)
 	tcp := header.TCP(syn[header.EthernetMinimumSize+header.IPv4MinimumSize:])
 	tcp.SetFlags(uint8(header.TCPFlagSyn))
 	tcp.SetChecksum(0)
-	xsum := header.PseudoHeaderChecksum(header.TCPProtocolNumber, tcpip.AddrFrom4(pcAddr), tcpip.AddrFrom4(boardAddr), uint16(len(tcp)))
+	xsum := header.PseudoHeaderChecksum(header.TCPProtocolNumber, tcpip.AddrFrom4(frametest.PC), tcpip.AddrFrom4(frametest.Board), uint16(len(tcp)))
 	tcp.SetChecksum(^checksum.Checksum(tcp, xsum))
 	copy(syn[0:6], "\x02\x00\x00\x00\x00\x02")
 	copy(syn[6:12], "\x02\x00\x00\x00\x00\x01")

@@ -14,9 +14,12 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
 
 	"mesonemu/emu"
+	"mesonemu/netstack/linuxmodel"
 )
 
-// HostConfig describes one TCP/IP host: the board or the PC.
+// HostConfig describes one TCP/IP host: the board or the PC. The Linux
+// behaviour below TCP is chosen here, each model one endpoint of the link
+// path NewHost composes (see Link); a model left off is not in the path.
 type HostConfig struct {
 	Name    string
 	Machine *emu.Machine // the engine the host runs on
@@ -26,20 +29,24 @@ type HostConfig struct {
 	CC      string // "cubic" or "reno"
 	NIC     FrameNIC
 	Seeded  int64 // seed of every random source of the stack (ports, ISNs, hashes)
-	// CPU, when set, charges each packet's processing in virtual time.
-	CPU *CPU
 	// TCP is the stack's TCP configuration; nil is LinuxTCP().
 	TCP *TCPConfig
-	// NoSmallQueues: TCP Small Queues never hold a frame back; they still
-	// measure the path RTT (compare --ablate).
-	NoSmallQueues bool
+	// CPU charges each packet's processing in virtual time; nil: no cost.
+	CPU *linuxmodel.CPU
+	// SmallQueues puts TCP Small Queues in the path, holding frames or only
+	// measuring; the NIC must then report TX completion (link.TxCompleter;
+	// the board's stmmac driver does).
+	SmallQueues linuxmodel.TSQMode
+	// DelayedAcks puts a Linux receiver's ACK policy on the NIC (the PC's;
+	// the board keeps gVisor's); the NIC must be a link.LockedSender.
+	DelayedAcks bool
 }
 
 // Host is a gVisor stack with one Ethernet NIC, on the engine.
 type Host struct {
 	Name  string
 	Stack *stack.Stack
-	EP    *Endpoint
+	EP    *Link
 	m     *emu.Machine
 	addr  netip.Prefix
 	clock *Clock
@@ -135,12 +142,11 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if err := s.SetTransportProtocolOption(tcp.ProtocolNumber, &cc); err != nil {
 		return nil, fmt.Errorf("host %s: congestion control %s: %s", cfg.Name, cfg.CC, err)
 	}
-	ep := NewEndpoint(cfg.Machine, cfg.NIC, cfg.MTU, cfg.MAC, cfg.CPU)
-	ep.settle = h.settle
-	// Linux runs TCP Small Queues on every host; here it needs a card that
-	// reports TX completion (the board's stmmac driver does).
-	ep.EnableSmallQueues(cfg.NoSmallQueues)
-	if err := s.CreateNICWithOptions(1, ep, stack.NICOptions{Name: cfg.Name}); err != nil {
+	ep, err := newLink(cfg, h.settle)
+	if err != nil {
+		return nil, fmt.Errorf("host %s: %w", cfg.Name, err)
+	}
+	if err := s.CreateNICWithOptions(1, ep.eth, stack.NICOptions{Name: cfg.Name}); err != nil {
 		ep.Close()
 		return nil, fmt.Errorf("host %s: create NIC: %s", cfg.Name, err)
 	}

@@ -7,21 +7,19 @@ import (
 	"mesonemu/farend"
 )
 
-// PCNIC is the in-process PC's network card: the far-end NIC model of the cable,
-// seen as a FrameNIC by the PC's gVisor stack. Between the two it applies a
-// Linux PC's receiver ACK policy (pcacks.go), which gVisor lacks.
+// PCNIC is the in-process PC's network card: the far-end NIC model of the cable
+// (its interrupt moderation included) as the bottom of the PC's link path.
+// Frames the far end hands over in one hardware event reach the stack in one
+// guest event, as one NAPI poll would.
 type PCNIC struct {
 	m       *emu.Machine
 	nic     *farend.NIC
-	acks    pcAcks
 	recv    func([]byte)
 	ready   func()
 	rxq     [][]byte   // frames the far end handed over (machine lock)
 	rxEv    *emu.Event // hands rxq to the stack, in guest context
 	retryEv *emu.Event
 	closed  bool
-	// gvisorAcks leaves the Linux ACK policy out: the PC ACKs as gVisor does.
-	gvisorAcks bool
 }
 
 // txRetry is how long a full far-end queue makes the PC's qdisc wait: about
@@ -31,7 +29,6 @@ const txRetry = 12 * emu.Microsecond
 // NewPCNIC wraps the far end's NIC.
 func NewPCNIC(m *emu.Machine, nic *farend.NIC) *PCNIC {
 	p := &PCNIC{m: m, nic: nic}
-	p.acks.send = func(f []byte) { _ = nic.SendLocked(f) }
 	p.rxEv = m.NewGuestEvent(p.deliver)
 	p.retryEv = m.NewGuestEvent(func() {
 		if p.ready != nil {
@@ -51,9 +48,6 @@ func (p *PCNIC) Transmit(frame []byte) error {
 	if p.closed {
 		return ErrClosed
 	}
-	if !p.gvisorAcks && p.acks.hold(p.m, frame) {
-		return nil
-	}
 	err := p.nic.SendLocked(frame)
 	if errors.Is(err, farend.ErrTxQueueFull) {
 		p.m.Schedule(p.retryEv, p.m.Now()+txRetry)
@@ -62,14 +56,9 @@ func (p *PCNIC) Transmit(frame []byte) error {
 	return err
 }
 
-// UseGVisorAcks leaves out the Linux receiver ACK policy (compare --ablate):
-// the PC's stack then ACKs once per batch of segments it processes. Call it
-// before the stack sends anything.
-func (p *PCNIC) UseGVisorAcks() {
-	p.m.Lock()
-	p.gvisorAcks = true
-	p.m.Unlock()
-}
+// SendLocked implements link.LockedSender: a frame from a hardware event
+// (the delayed-ACK timer), machine lock held. A full queue refuses it.
+func (p *PCNIC) SendLocked(frame []byte) error { return p.nic.SendLocked(frame) }
 
 // SetTxReady implements FrameNIC.
 func (p *PCNIC) SetTxReady(fn func()) { p.ready = fn }
@@ -111,11 +100,4 @@ func (p *PCNIC) Close() {
 	p.closed = true
 	p.m.Cancel(p.retryEv)
 	p.m.Unlock()
-}
-
-// AckStats counts what the PC's receiver ACK policy (pcacks.go) did.
-func (p *PCNIC) AckStats() PCAckStats {
-	p.m.Lock()
-	defer p.m.Unlock()
-	return p.acks.stats()
 }

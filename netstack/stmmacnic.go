@@ -3,12 +3,14 @@ package netstack
 import (
 	"errors"
 
+	"mesonemu/netstack/link"
 	stmmacdrv "mesonemu/stmmac/stmmaceth"
 )
 
 // StmmacNIC is the board's stmmac ring driver as the board stack's card: Xmit
 // never blocks, a stopped queue is ErrBusy, and the driver's queue wake-up
-// reschedules the endpoint's qdisc, as netif_tx_wake_queue does.
+// reschedules the host's qdisc, as netif_tx_wake_queue does; its TX clean is
+// the TX completion TCP Small Queues waits for.
 type StmmacNIC struct{ *stmmacdrv.Driver }
 
 // Transmit implements FrameNIC.
@@ -21,6 +23,6 @@ func (n StmmacNIC) Transmit(frame []byte) error {
 }
 
 var (
-	_ FrameNIC    = StmmacNIC{}
-	_ TxCompleter = StmmacNIC{}
+	_ FrameNIC         = StmmacNIC{}
+	_ link.TxCompleter = StmmacNIC{}
 )

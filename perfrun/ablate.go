@@ -7,6 +7,7 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/netstack"
+	"mesonemu/netstack/linuxmodel"
 	"mesonemu/sim"
 	"mesonemu/stmmac/stmmaceth"
 )
@@ -18,10 +19,8 @@ type Ablation struct {
 	Name string // the --ablate value
 	What string // what changes, with the value the model otherwise uses
 	sim  func(*sim.Options)
-	// board and pc change a host's configuration before it is made; pc also
-	// gets the PC's card.
-	board func(*netstack.HostConfig)
-	pc    func(*netstack.HostConfig, *netstack.PCNIC)
+	// board and pc change a host's configuration before it is made.
+	board, pc func(*netstack.HostConfig)
 }
 
 // pcModerationAlt is igb's interrupt rate for bulk traffic with its default
@@ -41,11 +40,10 @@ var Ablations = []Ablation{
 		})},
 	{Name: "cpu-cost", What: "board CPU costs nothing (no per-packet and per-byte time)",
 		board: func(h *netstack.HostConfig) { h.CPU = nil }},
-	{Name: "tsq", What: "TCP Small Queues never hold a frame back, on either host (they still measure the path RTT)",
-		board: func(h *netstack.HostConfig) { h.NoSmallQueues = true },
-		pc:    func(h *netstack.HostConfig, _ *netstack.PCNIC) { h.NoSmallQueues = true }},
+	{Name: "tsq", What: "TCP Small Queues never hold a frame back (they still measure the path RTT; the PC has none)",
+		board: func(h *netstack.HostConfig) { h.SmallQueues = linuxmodel.TSQMeasureOnly }},
 	{Name: "pc-acks", What: "PC ACKs as gVisor does (each batch) instead of Linux's every-second-segment and 40 ms timer",
-		pc: func(_ *netstack.HostConfig, n *netstack.PCNIC) { n.UseGVisorAcks() }},
+		pc: func(h *netstack.HostConfig) { h.DelayedAcks = false }},
 	{Name: "pc-moderation", What: "PC NIC interrupt moderation 250 us (igb's bulk rate, 4000 interrupts/s) instead of none",
 		sim: func(o *sim.Options) {
 			if o.FarEnd.RxDelay == 0 {

@@ -12,6 +12,8 @@ import (
 	"mesonemu/emu"
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
+	"mesonemu/netstack/linuxmodel"
+	"mesonemu/netstack/tcpseg"
 	"mesonemu/platform"
 	"mesonemu/sim"
 )
@@ -37,20 +39,6 @@ type Bench struct {
 type segKey struct {
 	port uint16
 	seq  uint32
-}
-
-// tcpSegment reads the key of an IPv4/TCP frame from its header as the MAC
-// sent it (before the wire could flip a bit in it).
-func tcpSegment(f []byte) (segKey, bool) {
-	if len(f) < 14+20+20 || f[12] != 0x08 || f[13] != 0x00 || f[14]>>4 != 4 || f[23] != 6 {
-		return segKey{}, false
-	}
-	ihl := int(f[14]&0x0f) * 4
-	if ihl < 20 || len(f) < 14+ihl+8 {
-		return segKey{}, false
-	}
-	t := f[14+ihl:]
-	return segKey{port: uint16(t[0])<<8 | uint16(t[1]), seq: uint32(t[4])<<24 | uint32(t[5])<<16 | uint32(t[6])<<8 | uint32(t[7])}, true
 }
 
 // Start boots the board (virtual time up to link) and builds both hosts on the
@@ -83,7 +71,9 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 			return
 		}
 		b.dataSent++
-		key, ok := tcpSegment(fr.Before)
+		// The header as the MAC sent it, before the wire could flip a bit in it.
+		seg, ok := tcpseg.Parse(fr.Before)
+		key := segKey{port: seg.Key.LPort, seq: seg.Seq}
 		if fr.Wire.Changed() {
 			b.dataLost++
 			if ok {
@@ -104,14 +94,14 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	b.pcNIC = netstack.NewPCNIC(m, hw.FarEnd())
 	boardCfg := netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
 		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1,
-		CPU: netstack.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)}
+		CPU: linuxmodel.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs), SmallQueues: linuxmodel.TSQOn}
 	pcCfg := netstack.HostConfig{Name: "pc", Machine: m, Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
-		CC: o.CC, NIC: b.pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2}
+		CC: o.CC, NIC: b.pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2, DelayedAcks: true}
 	if abl.board != nil {
 		abl.board(&boardCfg)
 	}
 	if abl.pc != nil {
-		abl.pc(&pcCfg, b.pcNIC)
+		abl.pc(&pcCfg)
 	}
 	if b.Board, err = netstack.NewHost(boardCfg); err != nil {
 		b.Close()

@@ -150,7 +150,7 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 			}
 		}
 	}
-	rep.Counters = collectCounters(s, board, pc, b.pcNIC)
+	rep.Counters = collectCounters(s, board, pc)
 	rep.VirtualSeconds = s.Machine().Now().Seconds()
 	rep.WallSeconds = time.Since(wallStart).Seconds()
 	if !o.JSON {

@@ -44,7 +44,7 @@ func onOff(b bool) string {
 }
 
 // collectCounters gathers ethtool -S style counters from every stage.
-func collectCounters(s *sim.Sim, board, pc *netstack.Host, pcNIC *netstack.PCNIC) []Counter {
+func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
 	var out []Counter
 	if st, err := s.Guest.MAC.Stats(); err == nil {
 		for _, c := range st {
@@ -56,7 +56,7 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host, pcNIC *netstack.PCNIC
 	for _, c := range s.Hardware().FarEnd().Stats().Counters() {
 		out = append(out, Counter{"pc nic", c.Name, c.Value})
 	}
-	acks := pcNIC.AckStats()
+	acks := pc.EP.AckStats()
 	out = append(out,
 		Counter{"pc delayed ack", "acks_superseded", acks.Superseded},
 		Counter{"pc delayed ack", "acks_sent_by_timer", acks.Delayed},

@@ -16,6 +16,7 @@ import (
 	"mesonemu/emu"
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
+	"mesonemu/netstack/linuxmodel"
 	"mesonemu/sim"
 )
 
@@ -181,14 +182,15 @@ func (r *session) build() error {
 	r.dev = nil // the bridge owns it now
 	// The board's processor, as in the in-process runs: its per-packet cost is
 	// what limits the fixed driver to the commit's 778 Mbit/s.
-	var cpu *netstack.CPU
+	var cpu *linuxmodel.CPU
 	if !r.o.noCPUModel {
-		cpu = netstack.NewCPU(r.m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)
+		cpu = linuxmodel.NewCPU(r.m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)
 	}
 	boardTCP := netstack.LinuxTCP()
 	boardTCP.RACK = r.o.RACK
 	r.board, err = netstack.NewHost(netstack.HostConfig{Name: "board", Machine: r.m, Addr: r.o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
-		CC: r.o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(r.o.Sim.Seed)*2 + 1, CPU: cpu, TCP: &boardTCP})
+		CC: r.o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(r.o.Sim.Seed)*2 + 1, CPU: cpu, TCP: &boardTCP,
+		SmallQueues: linuxmodel.TSQOn})
 	return err
 }
 

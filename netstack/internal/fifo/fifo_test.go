@@ -1,4 +1,4 @@
-package netstack
+package fifo
 
 import (
 	"fmt"
@@ -8,18 +8,18 @@ import (
 // TestFIFO: pops, removals anywhere and compaction keep the order, whatever
 // the mix.
 func TestFIFO(t *testing.T) {
-	var q fifo[int]
+	var q Queue[int]
 	var model []int
 	next := 0
 	for step := range 5000 {
 		switch step % 7 {
 		case 0, 1, 2, 3:
-			q.push(next)
+			q.Push(next)
 			model = append(model, next)
 			next++
 		case 4, 5:
 			n := step % 5
-			got := fmt.Sprint(q.popFront(n))
+			got := fmt.Sprint(q.PopFront(n))
 			k := min(n, len(model))
 			if want := fmt.Sprint(model[:k]); got != want {
 				t.Fatalf("step %d: popFront(%d) = %s, want %s", step, n, got, want)
@@ -28,19 +28,19 @@ func TestFIFO(t *testing.T) {
 		case 6:
 			if len(model) > 0 {
 				i := step % len(model)
-				q.removeAt(i)
+				q.RemoveAt(i)
 				model = append(model[:i:i], model[i+1:]...)
 			}
 		}
-		if got, want := fmt.Sprint(q.live()), fmt.Sprint(model); got != want || q.len() != len(model) {
-			t.Fatalf("step %d: queue %s (len %d), want %s", step, got, q.len(), want)
+		if got, want := fmt.Sprint(q.Live()), fmt.Sprint(model); got != want || q.Len() != len(model) {
+			t.Fatalf("step %d: queue %s (len %d), want %s", step, got, q.Len(), want)
 		}
 	}
-	if len(q.items) > 2*q.len()+200 {
-		t.Fatalf("backing slice %d for %d live items: not compacted", len(q.items), q.len())
+	if len(q.items) > 2*q.Len()+200 {
+		t.Fatalf("backing slice %d for %d live items: not compacted", len(q.items), q.Len())
 	}
-	q.reset()
-	if q.len() != 0 || len(q.live()) != 0 {
-		t.Fatalf("after reset: %d live", q.len())
+	q.Reset()
+	if q.Len() != 0 || len(q.Live()) != 0 {
+		t.Fatalf("after reset: %d live", q.Len())
 	}
 }

@@ -1,49 +1,20 @@
-package netstack
+package linuxmodel
 
 import (
-	"encoding/binary"
 	"testing"
 	"time"
 
-	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/header"
-
 	"mesonemu/emu"
+	"mesonemu/netstack/internal/frametest"
+	"mesonemu/netstack/tcpseg"
 )
-
-var (
-	boardAddr = [4]byte{198, 18, 0, 2}
-	pcAddr    = [4]byte{198, 18, 0, 1}
-)
-
-// tcpFrame builds an Ethernet/IPv4/TCP frame from src to dst.
-func tcpFrame(src, dst [4]byte, sport, dport uint16, seq, ack uint32, payload int) []byte {
-	const tcpLen = header.TCPMinimumSize + 12 // with the timestamp option, as Linux sends
-	f := make([]byte, header.EthernetMinimumSize+header.IPv4MinimumSize+tcpLen+payload)
-	binary.BigEndian.PutUint16(f[12:], uint16(header.IPv4ProtocolNumber))
-	ip := header.IPv4(f[header.EthernetMinimumSize:])
-	ip.Encode(&header.IPv4Fields{
-		TotalLength: uint16(header.IPv4MinimumSize + tcpLen + payload), TTL: 64,
-		Protocol: uint8(header.TCPProtocolNumber),
-		SrcAddr:  tcpip.AddrFrom4(src), DstAddr: tcpip.AddrFrom4(dst),
-	})
-	ip.SetChecksum(^ip.CalculateChecksum())
-	header.TCP(ip[header.IPv4MinimumSize:]).Encode(&header.TCPFields{
-		SrcPort: sport, DstPort: dport, SeqNum: seq, AckNum: ack,
-		DataOffset: tcpLen, Flags: header.TCPFlagAck, WindowSize: 65535,
-	})
-	return f
-}
-
-func dataFrame(seq uint32) []byte { return tcpFrame(boardAddr, pcAddr, 40000, 5201, seq, 1, 1448) }
-func ackFrame(ack uint32) []byte  { return tcpFrame(pcAddr, boardAddr, 5201, 40000, 1, ack, 0) }
 
 // offerFrame offers one TCP data frame (or any frame) to the queue.
-func offerFrame(t *testing.T, q *smallQueues, frame []byte) (*txFrame, bool) {
+func offerFrame(t *testing.T, q *smallQueues, b []byte) (*frame, bool) {
 	t.Helper()
-	f := &txFrame{b: frame}
-	seg, ok := parseTCP(frame)
-	if !ok || seg.payload == 0 {
+	f := &frame{b: b}
+	seg, ok := tcpseg.Parse(b)
+	if !ok || seg.Payload == 0 {
 		t.Fatalf("not a TCP data frame")
 	}
 	f.seg, f.tcp = seg, true
@@ -54,7 +25,7 @@ func offerFrame(t *testing.T, q *smallQueues, frame []byte) (*txFrame, bool) {
 func admitAll(t *testing.T, q *smallQueues, seq uint32, n int) uint32 {
 	t.Helper()
 	for range n {
-		f, ok := offerFrame(t, q, dataFrame(seq))
+		f, ok := offerFrame(t, q, frametest.Data(seq))
 		if !ok || f.p.flow == nil {
 			t.Fatalf("frame at seq %d not admitted as TCP data (ok %v)", seq, ok)
 		}
@@ -65,9 +36,9 @@ func admitAll(t *testing.T, q *smallQueues, seq uint32, n int) uint32 {
 }
 
 // mustHold offers a frame that must be held; it returns the frame.
-func mustHold(t *testing.T, q *smallQueues, seq uint32, why string) *txFrame {
+func mustHold(t *testing.T, q *smallQueues, seq uint32, why string) *frame {
 	t.Helper()
-	f, ok := offerFrame(t, q, dataFrame(seq))
+	f, ok := offerFrame(t, q, frametest.Data(seq))
 	if ok {
 		t.Fatal(why)
 	}
@@ -75,7 +46,7 @@ func mustHold(t *testing.T, q *smallQueues, seq uint32, why string) *txFrame {
 }
 
 // readyIs checks what the queue lets go after a change.
-func readyIs(t *testing.T, q *smallQueues, want []*txFrame, why string) {
+func readyIs(t *testing.T, q *smallQueues, want []*frame, why string) {
 	t.Helper()
 	got := q.ready()
 	if len(got) != len(want) {
@@ -101,7 +72,7 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 	}
 	// Before an RTT sample there is no pacing rate and no limit.
 	seq := admitAll(t, q, 1000, 100)
-	f := q.flows[flowKey{local: boardAddr, remote: pcAddr, lport: 40000, rport: 5201}]
+	f := q.flows[tcpseg.FlowKey{Local: frametest.Board, Remote: frametest.PC, LPort: 40000, RPort: 5201}]
 	if f == nil || f.wmem != 100*skbTruesize(1514) {
 		t.Fatalf("flow %+v, want wmem %d", f, 100*skbTruesize(1514))
 	}
@@ -109,9 +80,9 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 	// segments 500 us after they left: srtt 500 us.
 	q.completed(100)
 	m.Advance(500 * emu.Microsecond)
-	q.received(ackFrame(1000 + 10*1448))
-	if f.srtt != 500*time.Microsecond || f.wmem != 0 || q.inNIC.len() != 0 {
-		t.Fatalf("srtt %v wmem %d inNIC %d", f.srtt, f.wmem, q.inNIC.len())
+	q.received(frametest.Ack(1000 + 10*1448))
+	if f.srtt != 500*time.Microsecond || f.wmem != 0 || q.inNIC.Len() != 0 {
+		t.Fatalf("srtt %v wmem %d inNIC %d", f.srtt, f.wmem, q.inNIC.Len())
 	}
 	// 90 segments in flight, slow start (200 %): rate 2*90*1448/500us = 521 MB/s,
 	// 509 KB per 1.024 ms: the pacing term is the limit.
@@ -135,9 +106,9 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 	second := mustHold(t, q, seq+1448, "segment overtook a held one")
 	readyIs(t, q, nil, "nothing changed")
 	q.completed(1)
-	readyIs(t, q, []*txFrame{first}, "TX completion of one frame")
+	readyIs(t, q, []*frame{first}, "TX completion of one frame")
 	q.completed(1)
-	readyIs(t, q, []*txFrame{second}, "TX completion of the next")
+	readyIs(t, q, []*frame{second}, "TX completion of the next")
 	if q.waits != 2 || q.heldFrames() != 0 {
 		t.Fatalf("waits %d held %d, want 2 and 0", q.waits, q.heldFrames())
 	}
@@ -149,16 +120,16 @@ func TestSmallQueuesBookkeeping(t *testing.T) {
 	m := emu.NewMachine(1)
 	q := newSmallQueues(m, 1500)
 	seq := admitAll(t, q, 5000, 3)
-	f := q.flows[flowKey{local: boardAddr, remote: pcAddr, lport: 40000, rport: 5201}]
+	f := q.flows[tcpseg.FlowKey{Local: frametest.Board, Remote: frametest.PC, LPort: 40000, RPort: 5201}]
 	// Retransmit the first segment once the card has freed it: Karn, and
 	// congestion avoidance from now on.
 	q.completed(3)
 	admitAll(t, q, 5000, 1)
-	if !f.lossSeen || f.marks.len() != 0 {
-		t.Fatalf("after a retransmission: lossSeen %v, %d RTT marks", f.lossSeen, f.marks.len())
+	if !f.lossSeen || f.marks.Len() != 0 {
+		t.Fatalf("after a retransmission: lossSeen %v, %d RTT marks", f.lossSeen, f.marks.Len())
 	}
 	m.Advance(emu.Millisecond)
-	q.received(ackFrame(seq))
+	q.received(frametest.Ack(seq))
 	if f.srtt != 0 || f.una != seq {
 		t.Fatalf("srtt %v una %d after an ACK of retransmitted data", f.srtt, f.una)
 	}
@@ -190,17 +161,6 @@ func TestSkbTruesize(t *testing.T) {
 	}
 }
 
-// FuzzParseTCP: any frame parses or is refused without a panic.
-func FuzzParseTCP(f *testing.F) {
-	f.Add(dataFrame(1))
-	f.Add(ackFrame(1))
-	f.Fuzz(func(t *testing.T, frame []byte) {
-		if seg, ok := parseTCP(frame); ok && seg.payload < 0 {
-			t.Fatalf("negative payload %d", seg.payload)
-		}
-	})
-}
-
 // TestRetransmitWaitsForItsOriginal: a retransmission of a segment whose
 // original frame is still in the TX ring waits until TX completion frees it
 // (skb_still_in_host_queue), and is counted.
@@ -211,7 +171,7 @@ func TestRetransmitWaitsForItsOriginal(t *testing.T) {
 	q.completed(1) // the first segment only: the original is still there
 	readyIs(t, q, nil, "after an unrelated completion")
 	q.completed(1)
-	readyIs(t, q, []*txFrame{rtx}, "completion of the original")
+	readyIs(t, q, []*frame{rtx}, "completion of the original")
 	if st := q.stats(); st.HeldRetransmits != 1 {
 		t.Fatalf("held retransmits %d, want 1", st.HeldRetransmits)
 	}

@@ -1,4 +1,4 @@
-package netstack
+package linuxmodel
 
 import "mesonemu/emu"
 
