@@ -179,7 +179,7 @@ func (q *smallQueues) admit(f *tsqFlow, tf *frame) bool {
 	case retrans && f.stillInHost(r):
 		count(&tf.held, &q.held)
 		return false
-	case f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f):
+	case f.wmem > 0 && f.una != f.nxt && f.wmem > q.limit(f): // unless nothing is unacknowledged
 		count(&tf.throttled, &q.waits)
 		return false
 	}
