@@ -5,6 +5,7 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/farend"
+	"mesonemu/netstack/link"
 )
 
 // PCNIC is the in-process PC's network card: the far-end NIC model of the cable
@@ -101,3 +102,5 @@ func (p *PCNIC) Close() {
 	p.m.Cancel(p.retryEv)
 	p.m.Unlock()
 }
+
+var _ link.LockedSender = (*PCNIC)(nil)

@@ -6,6 +6,7 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/netstack/internal/frametest"
+	"mesonemu/netstack/link"
 	"mesonemu/netstack/tcpseg"
 )
 
@@ -174,5 +175,82 @@ func TestRetransmitWaitsForItsOriginal(t *testing.T) {
 	readyIs(t, q, []*frame{rtx}, "completion of the original")
 	if st := q.stats(); st.HeldRetransmits != 1 {
 		t.Fatalf("held retransmits %d, want 1", st.HeldRetransmits)
+	}
+}
+
+// completingCard is a card that reports TX completion when told to.
+type completingCard struct {
+	timedCard
+	seqs     []uint32
+	complete func(int)
+}
+
+func (c *completingCard) Transmit(b []byte) error {
+	seg, _ := tcpseg.Parse(b)
+	c.seqs = append(c.seqs, seg.Seq)
+	return c.timedCard.Transmit(b)
+}
+func (c *completingCard) SetTxCompletion(fn func(int)) { c.complete = fn }
+
+// TestSmallQueuesInThePath: with Admit above the qdisc and Free on the card, a
+// flow over its limit waits for the card's TX completion, and its frames
+// reach the card in order once the card frees the ones before them.
+func TestSmallQueuesInThePath(t *testing.T) {
+	m := emu.NewMachine(1)
+	card := &completingCard{timedCard: timedCard{m: m}}
+	tsq, err := NewSmallQueues(m, 1500, TSQOn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, err := tsq.Free(card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := tsq.Admit(link.NewQdisc(NewSoftnet(m, nil, free)))
+	top.SetReceiver(func([]byte) {})
+	// One segment and its ACK 5 ms later: srtt 5 ms, nothing in flight.
+	_ = top.Transmit(frametest.Data(1000))
+	m.Advance(5 * emu.Millisecond)
+	card.complete(1)
+	card.recv(frametest.Ack(1000 + 1448))
+	m.Advance(emu.Microsecond)
+	seq := uint32(1000 + 1448)
+	for i := range 20 {
+		_ = top.Transmit(frametest.Data(seq + uint32(i)*1448))
+	}
+	m.Advance(emu.Microsecond)
+	sent := len(card.seqs)
+	if sent >= 21 || tsq.Stats().Waits == 0 {
+		t.Fatalf("%d of 21 frames reached the card, %d waits: the limit did not bind", sent, tsq.Stats().Waits)
+	}
+	for range 40 {
+		card.complete(len(card.seqs))
+		m.Advance(emu.Microsecond)
+	}
+	if len(card.seqs) != 21 {
+		t.Fatalf("%d frames reached the card after TX completion, want 21", len(card.seqs))
+	}
+	for i, s := range card.seqs[1:] {
+		if s != seq+uint32(i)*1448 {
+			t.Fatalf("frame %d at the card has seq %d, want %d (out of order)", i+1, s, seq+uint32(i)*1448)
+		}
+	}
+	if n := tsq.Close(); n != 0 {
+		t.Fatalf("%d frames still held", n)
+	}
+}
+
+// TestSmallQueuesNeedTxCompletion: a card that does not report TX completion
+// is refused with a reason, and so is a mode that is not a TSQ.
+func TestSmallQueuesNeedTxCompletion(t *testing.T) {
+	tsq, err := NewSmallQueues(emu.NewMachine(1), 1500, TSQMeasureOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tsq.Free(plainCard{}); err == nil {
+		t.Fatal("a card without TX completion was accepted")
+	}
+	if _, err := NewSmallQueues(emu.NewMachine(1), 1500, TSQOff); err == nil {
+		t.Fatal("TSQOff made a model")
 	}
 }
