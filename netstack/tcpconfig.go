@@ -41,8 +41,8 @@ type BufferRange struct{ Min, Default, Max int }
 //   - Not settable in gVisor, and the same as Linux: timestamps (tcp_timestamps
 //     1), initial window 10 segments, window scaling. Different and not
 //     settable: gVisor has no delayed ACK; it ACKs each batch of segments it
-//     processes (the PC's NIC adds Linux's ACK policy, pcacks.go; the board's
-//     receive side keeps gVisor's).
+//     processes (the PC's link path adds Linux's ACK policy,
+//     linuxmodel.DelayedAcks; the board's receive side keeps gVisor's).
 func LinuxTCP() TCPConfig {
 	return TCPConfig{
 		SACK:                  true,
