@@ -1,6 +1,7 @@
 package netstack
 
 import (
+	"errors"
 	"sync"
 
 	"mesonemu/netstack/link"
@@ -25,6 +26,9 @@ type Link struct {
 }
 
 func newLink(cfg HostConfig, settle func()) (*Link, error) {
+	if cfg.NIC == nil {
+		return nil, errors.New("no NIC")
+	}
 	l := &Link{}
 	card := cfg.NIC
 	if cfg.DelayedAcks {

@@ -17,16 +17,21 @@ func TestNewHostComposesWhatTheCardCanCarry(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		cfg     HostConfig
+		noNIC   bool
 		wantErr string
 	}{
-		{"plain path", HostConfig{}, ""},
-		{"TSQ on a card without TX completion", HostConfig{SmallQueues: linuxmodel.TSQOn}, "host h: TCP Small Queues: the card (*netstack.IdealPort) does not report TX completion"},
-		{"delayed ACKs on a card that cannot send from a timer", HostConfig{DelayedAcks: true}, "host h: delayed ACKs: the card (*netstack.IdealPort) cannot send from a timer"},
+		{"plain path", HostConfig{}, false, ""},
+		{"no card", HostConfig{}, true, "host h: no NIC"},
+		{"TSQ on a card without TX completion", HostConfig{SmallQueues: linuxmodel.TSQOn}, false, "host h: TCP Small Queues: the card (*netstack.IdealPort) does not report TX completion"},
+		{"delayed ACKs on a card that cannot send from a timer", HostConfig{DelayedAcks: true}, false, "host h: delayed ACKs: the card (*netstack.IdealPort) cannot send from a timer"},
 	} {
 		m := emu.NewMachine(1)
 		cfg := c.cfg
 		cfg.Name, cfg.Machine, cfg.Addr = "h", m, netip.MustParsePrefix("198.18.0.2/24")
-		cfg.MAC, cfg.NIC = tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02"), NewIdealWire(m, 1000, 0, 4).A
+		cfg.MAC = tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02")
+		if !c.noNIC {
+			cfg.NIC = NewIdealWire(m, 1000, 0, 4).A
+		}
 		h, err := NewHost(cfg)
 		switch {
 		case c.wantErr == "" && err != nil:
