@@ -40,7 +40,7 @@ var Ablations = []Ablation{
 		})},
 	{Name: "cpu-cost", What: "board CPU costs nothing (no per-packet and per-byte time)",
 		board: func(h *netstack.HostConfig) { h.CPU = nil }},
-	{Name: "tsq", What: "TCP Small Queues never hold a frame back, on either host (they still measure the path RTT)",
+	{Name: "tsq", What: "TCP Small Queues never hold the board's frames back (they still measure the path RTT)",
 		board: func(h *netstack.HostConfig) { h.SmallQueues = linuxmodel.TSQMeasureOnly }},
 	{Name: "pc-acks", What: "PC ACKs as gVisor does (each batch) instead of Linux's every-second-segment and 40 ms timer",
 		pc: func(h *netstack.HostConfig) { h.DelayedAcks = false }},

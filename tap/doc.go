@@ -39,7 +39,7 @@
 //   - The board's stack runs without gVisor's RACK-TLP (Options.RACK turns it
 //     back on): its tail loss probe has no floor, so on a loaded host it
 //     retransmits ACK-delayed segments that were not lost (docs/decisions.md).
-//   - The board keeps its CPU cost model (netstack.CPU with the board file's
+//   - The board keeps its CPU cost model (linuxmodel.CPU with the board file's
 //     per-packet and per-byte costs), as in the in-process runs.
 //   - After iperf3 ends, the stack is closed and the bridge waits 20 ms (1000
 //     frame times at 1 Gbit/s) so the board's last frames reach the host.
