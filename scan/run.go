@@ -24,6 +24,28 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	r := newResult(o, skews)
+	if err := runFrameTests(ctx, r, o); err != nil {
+		return nil, err
+	}
+	if o.TCP {
+		r.TCPSeconds, r.Reverse = o.TCPTime.Seconds(), o.Reverse
+		runTCP(ctx, r, o)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("scan: %w", err)
+		}
+		if r.SkewSwept() {
+			r.SkewSetting = &o.Setting
+			r.Skew = skewPoints(r, o.Setting)
+		}
+	}
+	r.Windows = windows(r)
+	r.Suggested = suggest(r)
+	return r, cellErrors(r)
+}
+
+// newResult lays out the map's cells, one per MAC step, PHY delay and skew.
+func newResult(o Options, skews []float64) *Result {
 	b, _ := o.Sim.Validate() // checked by validate
 	mech := o.Sim.Mechanism
 	if mech == "" {
@@ -47,7 +69,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 	}
+	return r
+}
 
+// runFrameTests runs every cell's quick TX test on o.Workers workers.
+func runFrameTests(ctx context.Context, r *Result, o Options) error {
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(o.Workers, len(r.Cells)) {
@@ -70,28 +96,26 @@ feed:
 	close(jobs)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("scan: %w", err)
+		return fmt.Errorf("scan: %w", err)
 	}
-	if o.TCP {
-		r.TCPSeconds, r.Reverse = o.TCPTime.Seconds(), o.Reverse
-		runTCP(ctx, r, o)
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("scan: %w", err)
-		}
-		if r.SkewSwept() {
-			r.SkewSetting = &o.Setting
-			for k := range r.SkewsPs {
-				c := r.Cell(o.Setting.MACTxDelaySteps, o.Setting.PHYTxDelay, k)
-				if c.TCPResult == nil {
-					continue // the cell failed: its Error says why
-				}
-				r.Skew = append(r.Skew, SkewPoint{SkewPs: c.TXSkewPs, PredictedFrameLoss: c.PredictedLoss, TCPResult: *c.TCPResult})
-			}
-		}
-	}
+	return nil
+}
 
-	r.Windows = windows(r)
-	r.Suggested = suggest(r)
+// skewPoints is the iperf3 result along the skew at the chosen setting.
+func skewPoints(r *Result, at Setting) []SkewPoint {
+	var pts []SkewPoint
+	for k := range r.SkewsPs {
+		c := r.Cell(at.MACTxDelaySteps, at.PHYTxDelay, k)
+		if c.TCPResult == nil {
+			continue // the cell failed: its Error says why
+		}
+		pts = append(pts, SkewPoint{SkewPs: c.TXSkewPs, PredictedFrameLoss: c.PredictedLoss, TCPResult: *c.TCPResult})
+	}
+	return pts
+}
+
+// cellErrors joins the cells' errors, if any failed.
+func cellErrors(r *Result) error {
 	var errs []error
 	for _, c := range r.Cells {
 		if c.Error != "" {
@@ -99,9 +123,9 @@ feed:
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return r, fmt.Errorf("scan: %d of %d cells failed: %w", len(errs), len(r.Cells), err)
+		return fmt.Errorf("scan: %d of %d cells failed: %w", len(errs), len(r.Cells), err)
 	}
-	return r, nil
+	return nil
 }
 
 // runCell boots the cell's own board and runs its quick TX test. The cell
