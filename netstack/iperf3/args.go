@@ -121,6 +121,75 @@ var options = []option{
 		c.Client.GetServerOutput = true
 		return nil
 	}},
+	{'u', "udp", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.UDP = true
+		return nil
+	}},
+	{'b', "bitrate", true, ModeClient, func(c *Config, v string) error {
+		r, burst, err := parseBitrate(v)
+		if err != nil {
+			return err
+		}
+		c.Client.Bandwidth, c.Client.Burst, c.Client.BandwidthSet = r, burst, true
+		return nil
+	}},
+	{0, "udp-counters-64bit", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.Counters64 = true
+		return nil
+	}},
+	{0, "pacing-timer", true, ModeClient, func(c *Config, v string) error {
+		n, err := parseSize(v)
+		if err != nil || n < 1 || n > maxPacingTimer {
+			return fmt.Errorf("bad --pacing-timer %q (1..%d microseconds)", v, maxPacingTimer)
+		}
+		c.Client.PacingTimer = int(n)
+		return nil
+	}},
+}
+
+// parseBitrate reads -b RATE[/BURST]: unit_atof_rate's suffixes are powers
+// of 1000, and like C's atof it takes the number a value starts with (junk
+// reads as 0, unlimited). A burst must be 1..1000.
+func parseBitrate(v string) (rate uint64, burst int, err error) {
+	r, b, hasBurst := strings.Cut(v, "/")
+	if hasBurst {
+		burst, err = strconv.Atoi(strings.TrimSpace(b))
+		if err != nil || burst <= 0 || burst > maxBurst {
+			return 0, 0, errors.New(codeText[CodeBurst])
+		}
+	}
+	mult := 1.0
+	if r != "" {
+		switch r[len(r)-1] {
+		case 'k', 'K':
+			mult = 1e3
+		case 'm', 'M':
+			mult = 1e6
+		case 'g', 'G':
+			mult = 1e9
+		case 't', 'T':
+			mult = 1e12
+		}
+		if mult != 1 {
+			r = r[:len(r)-1]
+		}
+	}
+	f := leadingFloat(r) * mult
+	if math.IsNaN(f) || f < 0 || f >= math.Exp2(63) {
+		return 0, 0, fmt.Errorf("bad bitrate %q", v)
+	}
+	return uint64(f), burst, nil
+}
+
+// leadingFloat is atof: the longest prefix that is a number, else 0.
+func leadingFloat(s string) float64 {
+	s = strings.TrimLeft(s, " \t")
+	for n := len(s); n > 0; n-- {
+		if f, err := strconv.ParseFloat(s[:n], 64); err == nil {
+			return f
+		}
+	}
+	return 0
 }
 
 // parseSize reads iperf3's "#[KMGT]" sizes (unit_atoi: the suffixes are
@@ -171,90 +240,26 @@ func findLong(name string) *option {
 	return nil
 }
 
-// ParseArgs reads iperf3's own flag spellings: -s, -c host, -p, -t, -n,
-// -i, -P, -R, -l, -J, -O, -1, --cport, --get-server-output and their long
-// forms, with getopt's "-t5", "-sJ" and "--time=5" shapes. Unknown flags
-// make an error that names every one of them. The error texts are iperf3's
-// parameter errors.
+// use is one flag of a command line with its value.
+type use struct {
+	opt  *option
+	name string
+	val  string
+}
+
+// ParseArgs reads iperf3's own flag spellings (see options: -s, -c host, -p,
+// -t, -n, -i, -P, -R, -l, -J, -O, -1, -u, -b, --cport, --get-server-output,
+// --udp-counters-64bit, --pacing-timer and their long forms), with getopt's
+// "-t5", "-sJ" and "--time=5" shapes. Unknown flags make an error that names
+// every one of them. The error texts are iperf3's parameter errors.
 func ParseArgs(args []string) (Config, error) {
 	var cfg Config
-	type use struct {
-		opt  *option
-		name string
-		val  string
+	uses, err := tokenize(args)
+	if err != nil {
+		return cfg, err
 	}
-	var uses []use
-	var unknown []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		switch {
-		case strings.HasPrefix(arg, "--") && len(arg) > 2:
-			name, val, hasVal := strings.Cut(arg[2:], "=")
-			opt := findLong(name)
-			if opt == nil {
-				unknown = append(unknown, "--"+name)
-				continue
-			}
-			if opt.takes && !hasVal {
-				if i+1 >= len(args) {
-					return cfg, fmt.Errorf("option --%s requires an argument", name)
-				}
-				i++
-				val = args[i]
-			} else if !opt.takes && hasVal {
-				return cfg, fmt.Errorf("option --%s takes no argument", name)
-			}
-			uses = append(uses, use{opt, "--" + name, val})
-		case strings.HasPrefix(arg, "-") && len(arg) > 1:
-			for j := 1; j < len(arg); j++ {
-				opt := findShort(arg[j])
-				if opt == nil {
-					unknown = append(unknown, "-"+string(arg[j]))
-					continue
-				}
-				name := "-" + string(arg[j])
-				if !opt.takes {
-					uses = append(uses, use{opt, name, ""})
-					continue
-				}
-				val := arg[j+1:]
-				if val == "" {
-					if i+1 >= len(args) {
-						return cfg, fmt.Errorf("option %s requires an argument", name)
-					}
-					i++
-					val = args[i]
-				}
-				uses = append(uses, use{opt, name, val})
-				break
-			}
-		default:
-			return cfg, fmt.Errorf("unexpected argument %q", arg)
-		}
-	}
-	if len(unknown) > 0 {
-		return cfg, fmt.Errorf("unknown option(s): %s", strings.Join(unknown, ", "))
-	}
-
-	server, client := false, false
-	for _, u := range uses {
-		switch u.opt.long {
-		case "server":
-			server = true
-		case "client":
-			client = true
-			cfg.Client.Host = u.val
-		}
-	}
-	switch {
-	case server && client:
-		return cfg, errors.New("cannot be both server and client")
-	case server:
-		cfg.Mode = ModeServer
-	case client:
-		cfg.Mode = ModeClient
-	default:
-		return cfg, errors.New("must either be a client (-c) or server (-s)")
+	if cfg.Mode, cfg.Client.Host, err = role(uses); err != nil {
+		return cfg, err
 	}
 	timeSet := false
 	for _, u := range uses {
@@ -274,10 +279,102 @@ func ParseArgs(args []string) (Config, error) {
 		}
 	}
 	if cfg.Mode == ModeClient && timeSet && cfg.Client.Bytes > 0 {
-		return cfg, errors.New("only one test end condition (-t, -n, -k) may be specified")
+		return cfg, errors.New(codeText[CodeEndConditions])
+	}
+	if c := cfg.Client; c.UDP && c.BlockSize != 0 && (c.BlockSize < minUDPBlockSize || c.BlockSize > maxUDPBlockSize) {
+		return cfg, errors.New(codeText[CodeUDPBlockSize])
 	}
 	if cfg.Server.Port == 0 {
 		cfg.Client.Port, cfg.Server.Port = DefaultPort, DefaultPort
 	}
 	return cfg, nil
+}
+
+// role finds -s or -c HOST.
+func role(uses []use) (Mode, string, error) {
+	server, client, host := false, false, ""
+	for _, u := range uses {
+		switch u.opt.long {
+		case "server":
+			server = true
+		case "client":
+			client, host = true, u.val
+		}
+	}
+	switch {
+	case server && client:
+		return 0, "", errors.New("cannot be both server and client")
+	case server:
+		return ModeServer, "", nil
+	case client:
+		return ModeClient, host, nil
+	}
+	return 0, "", errors.New("must either be a client (-c) or server (-s)")
+}
+
+// tokenize splits a command line into flags and values, getopt's way.
+func tokenize(args []string) ([]use, error) {
+	var uses []use
+	var unknown []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case strings.HasPrefix(arg, "--") && len(arg) > 2:
+			name, val, hasVal := strings.Cut(arg[2:], "=")
+			opt := findLong(name)
+			if opt == nil {
+				unknown = append(unknown, "--"+name)
+				continue
+			}
+			if opt.takes && !hasVal {
+				if i+1 >= len(args) {
+					return nil, fmt.Errorf("option --%s requires an argument", name)
+				}
+				i++
+				val = args[i]
+			} else if !opt.takes && hasVal {
+				return nil, fmt.Errorf("option --%s takes no argument", name)
+			}
+			uses = append(uses, use{opt, "--" + name, val})
+		case strings.HasPrefix(arg, "-") && len(arg) > 1:
+			var err error
+			if uses, i, err = shortFlags(args, i, uses, &unknown); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("unexpected argument %q", arg)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("unknown option(s): %s", strings.Join(unknown, ", "))
+	}
+	return uses, nil
+}
+
+// shortFlags reads one "-xyz" word (and the next word if its last flag
+// takes a value), returning the index of the last word used.
+func shortFlags(args []string, i int, uses []use, unknown *[]string) ([]use, int, error) {
+	arg := args[i]
+	for j := 1; j < len(arg); j++ {
+		opt := findShort(arg[j])
+		if opt == nil {
+			*unknown = append(*unknown, "-"+string(arg[j]))
+			continue
+		}
+		name := "-" + string(arg[j])
+		if !opt.takes {
+			uses = append(uses, use{opt, name, ""})
+			continue
+		}
+		val := arg[j+1:]
+		if val == "" {
+			if i+1 >= len(args) {
+				return nil, i, fmt.Errorf("option %s requires an argument", name)
+			}
+			i++
+			val = args[i]
+		}
+		return append(uses, use{opt, name, val}), i, nil
+	}
+	return uses, i, nil
 }

@@ -30,8 +30,15 @@ type ClientOptions struct {
 	Omit            int           // -O: seconds measured but left out
 	JSON            bool          // -J
 	GetServerOutput bool          // --get-server-output
+	UDP             bool          // -u
+	Bandwidth       uint64        // -b, bit/s per stream; UDP default 1 Mbit/s (1048576)
+	BandwidthSet    bool          // -b was given (-b 0 is unlimited)
+	Burst           int           // -b RATE/BURST
+	PacingTimer     int           // --pacing-timer, µs; default 1000
+	Counters64      bool          // --udp-counters-64bit
 
 	Dial        DialFunc       // default HostDial
+	DialUDP     DialFunc       // UDP streams; default HostDialUDP
 	Clock       tcpip.Clock    // default tcpip.NewStdClock()
 	TCPInfo     TCPInfoFunc    // sender statistics; nil: none
 	Congestion  CongestionFunc // nil: congestion control not reported
@@ -70,11 +77,8 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	if o.Parallel < 1 || o.Parallel > maxStreams {
 		return o, fail(CodeNumStreams, nil)
 	}
-	if o.BlockSize == 0 {
-		o.BlockSize = DefaultBlockSize
-	}
-	if o.BlockSize < 1 || o.BlockSize > maxBlockSize {
-		return o, fail(CodeBlockSize, nil)
+	if err := o.udpDefaults(); err != nil {
+		return o, err
 	}
 	if o.Omit < 0 || o.Omit > maxOmit {
 		return o, fail(CodeOmit, nil)
@@ -86,8 +90,35 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	if o.Dial == nil {
 		o.Dial = HostDial
 	}
+	if o.DialUDP == nil {
+		o.DialUDP = HostDialUDP
+	}
 	sharedDefaults(&o.Clock, &o.Output, &o.IdleTimeout, &o.Seed, &o.SystemInfo, &o.Sched)
 	return o, nil
+}
+
+// udpDefaults applies the block size and rate rules that differ for UDP: a
+// UDP block size of 0 is chosen from the control connection's MSS later.
+func (o *ClientOptions) udpDefaults() error {
+	if !o.BandwidthSet && o.Bandwidth == 0 && o.UDP {
+		o.Bandwidth = defaultUDPRate
+	}
+	if o.Burst < 0 || o.Burst > maxBurst {
+		return fail(CodeBurst, nil)
+	}
+	if o.PacingTimer < 0 {
+		return fail(CodeRecvParams, fmt.Errorf("--pacing-timer %d", o.PacingTimer))
+	}
+	switch {
+	case o.UDP && o.BlockSize != 0 && (o.BlockSize < minUDPBlockSize || o.BlockSize > maxUDPBlockSize):
+		return fail(CodeUDPBlockSize, nil)
+	case o.UDP:
+	case o.BlockSize == 0:
+		o.BlockSize = DefaultBlockSize
+	case o.BlockSize < 1 || o.BlockSize > maxBlockSize:
+		return fail(CodeBlockSize, nil)
+	}
+	return nil
 }
 
 // sharedDefaults fills the options client and server default alike: the
@@ -202,12 +233,15 @@ func newClient(o ClientOptions) *client {
 		params: testParams{
 			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, Parallel: o.Parallel,
 			Reverse: o.Reverse, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
+			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
 		},
 		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo,
 	}
-	if c.s.sending && o.TCPInfo != nil {
+	if c.s.sending && o.TCPInfo != nil && !o.UDP {
 		c.s.senderHasRetrans = 1
 	}
+	c.s.res.Start.UDP = o.UDP
+	c.s.res.Start.TargetBitrate = int64(o.Bandwidth)
 	return c
 }
 
@@ -250,9 +284,18 @@ func (c *client) run(ctx context.Context) error {
 	if o.Reverse {
 		s.out.printf("Reverse mode, remote host %s is sending\n", o.Host)
 	}
+	mss := 0
 	if o.TCPInfo != nil {
 		if info, ok := o.TCPInfo(ctrl); ok {
-			s.res.Start.TCPMSSDefault = int(info.SndMSS)
+			mss = int(info.SndMSS)
+			s.res.Start.TCPMSSDefault = mss
+		}
+	}
+	if o.UDP && s.params.Len == 0 {
+		// iperf_connect: the control connection's MSS, else DEFAULT_UDP_BLKSIZE.
+		s.params.Len = defaultUDPBlkSize
+		if mss > 0 && mss <= maxUDPBlockSize {
+			s.params.Len = max(mss, minUDPBlockSize)
 		}
 	}
 	c.cookie = newCookie(c.rng)
@@ -433,14 +476,22 @@ func (c *client) connectStreams(ctx context.Context) error {
 		if o.ClientPort > 0 {
 			dctx = WithLocalPort(ctx, o.ClientPort+i)
 		}
+		dial := o.Dial
+		if o.UDP {
+			dial = o.DialUDP
+		}
 		dctx, cancel := c.dialContext(dctx)
-		conn, err := o.Dial(dctx, c.addr)
+		conn, err := dial(dctx, c.addr)
 		cancel()
 		if err != nil {
 			return fail(CodeStreamConnect, err)
 		}
 		c.addConn(conn)
-		if _, err := conn.Write(c.cookie); err != nil {
+		if o.UDP {
+			if err := connectUDP(conn, o.Clock); err != nil {
+				return err
+			}
+		} else if _, err := conn.Write(c.cookie); err != nil {
 			return fail(CodeSendCookie, err)
 		}
 		s.addStream(conn, s.sending)
@@ -476,6 +527,7 @@ func (c *client) startTransfer() {
 		limit = s.params.Num
 	}
 	c.xfer = newTransfer(c.sched, c.post, limit, &c.wd.progress)
+	c.xfer.setUDP(s.params, s.clock)
 	c.payload = make([]byte, s.params.Len)
 	for i := range c.payload {
 		c.payload[i] = byte(c.rng.Uint32())

@@ -18,6 +18,10 @@ const (
 	CodeInterval       Code = 9   // IEINTERVAL
 	CodeOmit           Code = 12  // IEOMIT
 	CodeUnimplemented  Code = 13  // IEUNIMP
+	CodeBurst          Code = 15  // IEBURST
+	CodeEndConditions  Code = 16  // IEENDCONDITIONS
+	CodeUDPBlockSize   Code = 20  // IEUDPBLOCKSIZE
+	CodeReverseBidir   Code = 25  // IEREVERSEBIDIR
 	CodeConnect        Code = 103 // IECONNECT
 	CodeAccept         Code = 104 // IEACCEPT
 	CodeSendCookie     Code = 105 // IESENDCOOKIE
@@ -53,6 +57,10 @@ var codeText = map[Code]string{
 	CodeInterval:       "invalid report interval (min = 0.1, max = 60 seconds)",
 	CodeOmit:           fmt.Sprintf("bogus value for --omit (maximum = %d seconds)", maxOmit),
 	CodeUnimplemented:  "not implemented yet",
+	CodeBurst:          fmt.Sprintf("invalid burst count (maximum = %d)", maxBurst),
+	CodeEndConditions:  "only one test end condition (-t, -n, -k) may be specified",
+	CodeUDPBlockSize:   fmt.Sprintf("block size invalid (minimum = %d bytes, maximum = %d bytes)", minUDPBlockSize, maxUDPBlockSize),
+	CodeReverseBidir:   "cannot be both reverse and bidirectional",
 	CodeConnect:        "unable to connect to server",
 	CodeAccept:         "unable to accept connection from client",
 	CodeSendCookie:     "unable to send cookie to server",

@@ -18,6 +18,8 @@ import (
 type Env struct {
 	Dial       DialFunc
 	Listen     func(ctx context.Context, port int) (net.Listener, error)
+	DialUDP    DialFunc                                                    // nil: HostDialUDP
+	ListenUDP  func(ctx context.Context, port int) (net.PacketConn, error) // nil: HostListenUDP
 	Clock      tcpip.Clock
 	TCPInfo    TCPInfoFunc
 	Congestion CongestionFunc
@@ -62,7 +64,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	switch cfg.Mode {
 	case ModeClient:
 		o := cfg.Client
-		o.Dial, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.Clock, env.TCPInfo, env.Congestion
+		o.Dial, o.DialUDP, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.DialUDP, env.Clock, env.TCPInfo, env.Congestion
 		o.Output, o.Seed, o.Sched = stdout, env.Seed, env.Sched
 		if _, err := Run(ctx, o); err != nil {
 			if !o.JSON {
@@ -73,7 +75,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return 0
 	default:
 		o := cfg.Server
-		o.Clock, o.TCPInfo, o.Congestion = env.Clock, env.TCPInfo, env.Congestion
+		o.Clock, o.ListenUDP, o.TCPInfo, o.Congestion = env.Clock, env.ListenUDP, env.TCPInfo, env.Congestion
 		o.Output, o.ErrOutput, o.Seed, o.Sched = stdout, stderr, env.Seed, env.Sched
 		if env.Listen == nil {
 			fmt.Fprintf(stderr, "iperf3: error - %s\n", fail(CodeAccept, fmt.Errorf("no listener available")))

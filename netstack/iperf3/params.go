@@ -16,13 +16,20 @@ type testParams struct {
 	Len             int
 	GetServerOutput bool
 	ClientVersion   string
+
+	UDP         bool   // "udp": datagram streams
+	Bandwidth   uint64 // -b: bit/s per stream, 0 = unlimited
+	Burst       int    // -b RATE/BURST: datagrams or blocks per pacing round
+	PacingTimer int    // --pacing-timer, µs (default 1000)
+	Counters64  bool   // --udp-counters-64bit
 }
 
 // wireParams is the parameter JSON in the key order a 3.12 client uses
 // (observed: {"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,
 // "parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"}).
 type wireParams struct {
-	TCP             bool   `json:"tcp"`
+	TCP             bool   `json:"tcp,omitempty"`
+	UDP             bool   `json:"udp,omitempty"`
 	Omit            int    `json:"omit"`
 	Time            int    `json:"time"`
 	Num             uint64 `json:"num"`
@@ -30,19 +37,25 @@ type wireParams struct {
 	Parallel        int    `json:"parallel"`
 	Reverse         bool   `json:"reverse,omitempty"`
 	Len             int    `json:"len"`
+	Bandwidth       uint64 `json:"bandwidth,omitempty"`
 	PacingTimer     int    `json:"pacing_timer"`
+	Burst           int    `json:"burst,omitempty"`
 	GetServerOutput int    `json:"get_server_output,omitempty"`
+	Counters64      int    `json:"udp_counters_64bit,omitempty"`
 	ClientVersion   string `json:"client_version"`
 }
 
 func (p testParams) wire() wireParams {
 	w := wireParams{
-		TCP: true, Omit: p.Omit, Time: p.Time, Num: p.Num, BlockCount: p.BlockCount,
-		Parallel: p.Parallel, Reverse: p.Reverse, Len: p.Len,
-		PacingTimer: 1000, ClientVersion: clientVersion,
+		TCP: !p.UDP, UDP: p.UDP, Omit: p.Omit, Time: p.Time, Num: p.Num, BlockCount: p.BlockCount,
+		Parallel: p.Parallel, Reverse: p.Reverse, Len: p.Len, Bandwidth: p.Bandwidth,
+		PacingTimer: p.pacingTimer(), Burst: p.Burst, ClientVersion: clientVersion,
 	}
 	if p.GetServerOutput {
 		w.GetServerOutput = 1
+	}
+	if p.Counters64 {
+		w.Counters64 = 1
 	}
 	return w
 }
@@ -61,11 +74,11 @@ func parseParams(body []byte) (testParams, error) {
 		return testParams{}, fail(CodeRecvParams, fmt.Errorf("parameter JSON is not an object: %s", truncate(body, 32)))
 	}
 	p := testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize}
-	for _, key := range []string{"udp", "sctp"} {
-		if _, ok := obj[key]; ok {
-			return p, fail(CodeProtocol, fmt.Errorf("only TCP is implemented, client asked for %s", key))
-		}
+	if _, ok := obj["sctp"]; ok {
+		return p, fail(CodeProtocol, fmt.Errorf("only TCP and UDP are implemented, client asked for sctp"))
 	}
+	_, p.UDP = obj["udp"]
+	_, p.Counters64 = obj["udp_counters_64bit"]
 	if _, ok := obj["bidirectional"]; ok {
 		return p, fail(CodeUnimplemented, fmt.Errorf("bidirectional mode"))
 	}
@@ -84,6 +97,9 @@ func parseParams(body []byte) (testParams, error) {
 		{"len", 1, maxBlockSize, CodeBlockSize, func(v int64) { p.Len = int(v) }},
 		{"num", 0, 1<<63 - 1, CodeRecvParams, func(v int64) { p.Num = uint64(v) }},
 		{"blockcount", 0, 1<<63 - 1, CodeRecvParams, func(v int64) { p.BlockCount = uint64(v) }},
+		{"bandwidth", 0, 1<<63 - 1, CodeRecvParams, func(v int64) { p.Bandwidth = uint64(v) }},
+		{"burst", 0, maxBurst, CodeBurst, func(v int64) { p.Burst = int(v) }},
+		{"pacing_timer", 0, maxPacingTimer, CodeRecvParams, func(v int64) { p.PacingTimer = int(v) }},
 	}
 	for _, f := range ints {
 		raw, ok := obj[f.key]
@@ -99,6 +115,9 @@ func parseParams(body []byte) (testParams, error) {
 			return p, fail(f.code, fmt.Errorf("parameter %q = %s out of range [%d, %d]", f.key, truncate([]byte(n), 24), f.min, f.max))
 		}
 		f.set(v)
+	}
+	if p.UDP && (p.Len < minUDPBlockSize || p.Len > maxUDPBlockSize) {
+		return p, fail(CodeUDPBlockSize, fmt.Errorf("parameter \"len\" = %d", p.Len))
 	}
 	if raw, ok := obj["client_version"]; ok {
 		var s string
@@ -123,4 +142,12 @@ func (p testParams) sendLimit() uint64 {
 		}
 	}
 	return limit
+}
+
+// pacingTimer is the throttle's re-check period in µs (iperf3's default 1000).
+func (p testParams) pacingTimer() int {
+	if p.PacingTimer <= 0 {
+		return defaultPacingTimer
+	}
+	return p.PacingTimer
 }

@@ -62,16 +62,11 @@ func omittedText(omitted bool) string {
 // a tenth of the reporting interval in which nothing moved: the sliver
 // between the last report and the end of a test.
 func (s *session) reportInterval() {
-	if len(s.streams) == 0 {
+	if s.params.UDP {
+		s.reportIntervalUDP()
 		return
 	}
-	keep := false
-	for _, st := range s.streams {
-		if st.last.end.Sub(st.last.start) >= s.interval/10 || st.last.bytes > 0 {
-			keep = true
-		}
-	}
-	if !keep {
+	if !s.intervalWorthReporting() {
 		return
 	}
 	var iv Interval
@@ -132,10 +127,25 @@ func (s *session) reportInterval() {
 	s.res.Intervals = append(s.res.Intervals, iv)
 }
 
+// intervalWorthReporting is false for no streams, or for the sliver at the
+// end of a test in which nothing moved.
+func (s *session) intervalWorthReporting() bool {
+	for _, st := range s.streams {
+		if st.last.end.Sub(st.last.start) >= s.interval/10 || st.last.bytes > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // summarize prints and records the whole-test summary (iperf_print_results).
 // The server leaves out the half it cannot know: its peer's sending or
 // receiving lines.
 func (s *session) summarize() {
+	if s.params.UDP {
+		s.summarizeUDP()
+		return
+	}
 	retrans := s.senderHasRetrans != 0
 	s.out.printf("%s", lineSeparator)
 	if retrans {
@@ -145,116 +155,142 @@ func (s *session) summarize() {
 	}
 	end := &s.res.End
 	end.Streams = nil
-	mustBeSender := s.sending
-	server := s.role == 's'
-
-	var senderTime, receiverTime, ownTime float64
-	if len(s.streams) > 0 {
-		first := s.streams[0]
-		ownTime = secs(first.duration())
-		peerTime := 0.0
-		if first.hasPeer && first.peer.HasTimes {
-			peerTime = first.peer.EndTime - first.peer.StartTime
-		}
-		if first.sender {
-			senderTime, receiverTime = ownTime, peerTime
-			if receiverTime == 0 {
-				receiverTime = senderTime
-			}
-		} else {
-			receiverTime, senderTime = ownTime, peerTime
-			if senderTime == 0 {
-				senderTime = receiverTime
-			}
-		}
-	}
-
-	var totalSent, totalReceived uint64
-	var totalRetrans int64
+	senderTime, receiverTime, ownTime := s.summaryTimes()
+	var tot tcpTotalsSum
 	for _, st := range s.streams {
-		var sent, received uint64
-		var streamRetrans int64
-		if st.sender {
-			sent = st.ownBytes()
-			received = st.peer.Bytes
-			streamRetrans = int64(st.tcp.retrans)
-		} else {
-			sent = st.peer.Bytes
-			received = st.ownBytes()
-			if st.hasPeer && st.peer.Retransmits > 0 {
-				streamRetrans = st.peer.Retransmits
-			}
-		}
-		totalSent += sent
-		totalReceived += received
-
-		sendBW := rate(sent, senderTime)
-		sender := EndStats{Socket: st.socket, End: senderTime, Seconds: senderTime, Bytes: sent,
-			BitsPerSecond: sendBW * 8, Sender: mustBeSender}
-		if retrans {
-			totalRetrans += streamRetrans
-			t := st.tcp
-			mean := uint32(0)
-			if t.countRTT > 0 {
-				mean = uint32(t.sumRTT / t.countRTT)
-			}
-			sender.SenderTCPInfo = &SenderTCPInfo{Retransmits: streamRetrans, MaxSndCwnd: t.maxCwnd,
-				MaxSndWnd: t.maxSndWnd, MaxRTT: t.maxRTT, MinRTT: t.minRTT, MeanRTT: mean}
-		}
-		if !(server && !st.sender) {
-			if retrans {
-				s.out.printf(formatBWRetrans, st.socket, "", 0.0, senderTime, formatBytes(float64(sent)),
-					formatBits(sendBW), streamRetrans, reportSender)
-			} else {
-				s.out.printf(formatBW, st.socket, "", 0.0, senderTime, formatBytes(float64(sent)),
-					formatBits(sendBW), reportSender)
-			}
-		}
-		recvBW := rate(received, receiverTime)
-		receiver := EndStats{Socket: st.socket, End: receiverTime, Seconds: ownTime, Bytes: received,
-			BitsPerSecond: recvBW * 8, Sender: mustBeSender}
-		if !(server && st.sender) {
-			s.out.printf(formatBW, st.socket, "", 0.0, receiverTime, formatBytes(float64(received)),
-				formatBits(recvBW), reportReceiver)
-		}
-		end.Streams = append(end.Streams, EndStream{Sender: sender, Receiver: receiver})
+		end.Streams = append(end.Streams, s.summarizeStreamTCP(st, retrans, senderTime, receiverTime, ownTime, &tot))
 	}
-
-	sendBW := rate(totalSent, senderTime)
-	end.SumSent = &EndSum{End: senderTime, Seconds: senderTime, Bytes: totalSent, BitsPerSecond: sendBW * 8,
-		Sender: mustBeSender}
-	if retrans {
-		end.SumSent.RetransmitCount = &RetransmitCount{Retransmits: totalRetrans}
-	}
-	recvBW := rate(totalReceived, receiverTime)
-	end.SumReceived = &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: totalReceived,
-		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
-	if s.params.Parallel > 1 {
-		if !(server && !mustBeSender) {
-			if retrans {
-				s.out.printf(formatSumBWRetrans, "", 0.0, senderTime, formatBytes(float64(totalSent)),
-					formatBits(sendBW), totalRetrans, reportSender)
-			} else {
-				s.out.printf(formatSumBW, "", 0.0, senderTime, formatBytes(float64(totalSent)),
-					formatBits(sendBW), reportSender)
-			}
-		}
-		if !(server && mustBeSender) {
-			s.out.printf(formatSumBW, "", 0.0, receiverTime, formatBytes(float64(totalReceived)),
-				formatBits(recvBW), reportReceiver)
-		}
-	}
-
-	cpu := &CPUUtilization{}
+	s.summarizeSumsTCP(tot, retrans, senderTime, receiverTime)
+	end.CPUUtilizationPercent = s.cpuUtilization()
 	remoteCongestion := ""
 	if s.peer != nil {
-		cpu.RemoteTotal, cpu.RemoteUser, cpu.RemoteSystem = s.peer.CPUUtilTotal, s.peer.CPUUtilUser, s.peer.CPUUtilSystem
 		remoteCongestion = s.peer.CongestionUsed
 	}
-	end.CPUUtilizationPercent = cpu
-	if mustBeSender {
+	if s.sending {
 		end.SenderTCPCongestion, end.ReceiverTCPCongestion = s.congestion, remoteCongestion
 	} else {
 		end.SenderTCPCongestion, end.ReceiverTCPCongestion = remoteCongestion, s.congestion
+	}
+}
+
+// summaryTimes are the sender's and the receiver's test lengths (the peer's
+// from its results, this side's own if the peer sent none) and this side's.
+func (s *session) summaryTimes() (senderTime, receiverTime, ownTime float64) {
+	if len(s.streams) == 0 {
+		return 0, 0, 0
+	}
+	first := s.streams[0]
+	ownTime = secs(first.duration())
+	peerTime := 0.0
+	if first.hasPeer && first.peer.HasTimes {
+		peerTime = first.peer.EndTime - first.peer.StartTime
+	}
+	if first.sender {
+		senderTime, receiverTime = ownTime, peerTime
+		if receiverTime == 0 {
+			receiverTime = senderTime
+		}
+	} else {
+		receiverTime, senderTime = ownTime, peerTime
+		if senderTime == 0 {
+			senderTime = receiverTime
+		}
+	}
+	return senderTime, receiverTime, ownTime
+}
+
+// cpuUtilization is the end's CPU block: 0 here, the peer's as it said.
+func (s *session) cpuUtilization() *CPUUtilization {
+	cpu := &CPUUtilization{}
+	if s.peer != nil {
+		cpu.RemoteTotal, cpu.RemoteUser, cpu.RemoteSystem = s.peer.CPUUtilTotal, s.peer.CPUUtilUser, s.peer.CPUUtilSystem
+	}
+	return cpu
+}
+
+// tcpTotalsSum adds the streams of a TCP summary.
+type tcpTotalsSum struct {
+	sent, received uint64
+	retrans        int64
+}
+
+// summarizeStreamTCP prints one TCP stream's summary lines and returns its
+// JSON entry.
+func (s *session) summarizeStreamTCP(st *stream, retrans bool, senderTime, receiverTime, ownTime float64, tot *tcpTotalsSum) EndStream {
+	mustBeSender, server := s.sending, s.role == 's'
+	var sent, received uint64
+	var streamRetrans int64
+	if st.sender {
+		sent, received = st.ownBytes(), st.peer.Bytes
+		streamRetrans = int64(st.tcp.retrans)
+	} else {
+		sent, received = st.peer.Bytes, st.ownBytes()
+		if st.hasPeer && st.peer.Retransmits > 0 {
+			streamRetrans = st.peer.Retransmits
+		}
+	}
+	tot.sent += sent
+	tot.received += received
+
+	sendBW := rate(sent, senderTime)
+	sender := EndStats{Socket: st.socket, End: senderTime, Seconds: senderTime, Bytes: sent,
+		BitsPerSecond: sendBW * 8, Sender: mustBeSender}
+	if retrans {
+		tot.retrans += streamRetrans
+		t := st.tcp
+		mean := uint32(0)
+		if t.countRTT > 0 {
+			mean = uint32(t.sumRTT / t.countRTT)
+		}
+		sender.SenderTCPInfo = &SenderTCPInfo{Retransmits: streamRetrans, MaxSndCwnd: t.maxCwnd,
+			MaxSndWnd: t.maxSndWnd, MaxRTT: t.maxRTT, MinRTT: t.minRTT, MeanRTT: mean}
+	}
+	if !(server && !st.sender) {
+		if retrans {
+			s.out.printf(formatBWRetrans, st.socket, "", 0.0, senderTime, formatBytes(float64(sent)),
+				formatBits(sendBW), streamRetrans, reportSender)
+		} else {
+			s.out.printf(formatBW, st.socket, "", 0.0, senderTime, formatBytes(float64(sent)),
+				formatBits(sendBW), reportSender)
+		}
+	}
+	recvBW := rate(received, receiverTime)
+	receiver := EndStats{Socket: st.socket, End: receiverTime, Seconds: ownTime, Bytes: received,
+		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
+	if !(server && st.sender) {
+		s.out.printf(formatBW, st.socket, "", 0.0, receiverTime, formatBytes(float64(received)),
+			formatBits(recvBW), reportReceiver)
+	}
+	return EndStream{Sender: sender, Receiver: receiver}
+}
+
+// summarizeSumsTCP records the end sums and prints them with -P > 1.
+func (s *session) summarizeSumsTCP(tot tcpTotalsSum, retrans bool, senderTime, receiverTime float64) {
+	end := &s.res.End
+	mustBeSender, server := s.sending, s.role == 's'
+	sendBW := rate(tot.sent, senderTime)
+	end.SumSent = &EndSum{End: senderTime, Seconds: senderTime, Bytes: tot.sent, BitsPerSecond: sendBW * 8,
+		Sender: mustBeSender}
+	if retrans {
+		end.SumSent.RetransmitCount = &RetransmitCount{Retransmits: tot.retrans}
+	}
+	recvBW := rate(tot.received, receiverTime)
+	end.SumReceived = &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: tot.received,
+		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
+	if s.params.Parallel <= 1 {
+		return
+	}
+	if !(server && !mustBeSender) {
+		if retrans {
+			s.out.printf(formatSumBWRetrans, "", 0.0, senderTime, formatBytes(float64(tot.sent)),
+				formatBits(sendBW), tot.retrans, reportSender)
+		} else {
+			s.out.printf(formatSumBW, "", 0.0, senderTime, formatBytes(float64(tot.sent)),
+				formatBits(sendBW), reportSender)
+		}
+	}
+	if !(server && mustBeSender) {
+		s.out.printf(formatSumBW, "", 0.0, receiverTime, formatBytes(float64(tot.received)),
+			formatBits(recvBW), reportReceiver)
 	}
 }
