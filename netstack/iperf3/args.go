@@ -81,6 +81,14 @@ var options = []option{
 		c.Client.Bytes = n
 		return nil
 	}},
+	{'k', "blockcount", true, ModeClient, func(c *Config, v string) error {
+		n, err := parseSize(v)
+		if err != nil {
+			return fmt.Errorf("bad block count %q: %w", v, err)
+		}
+		c.Client.Blocks = n
+		return nil
+	}},
 	{'P', "parallel", true, ModeClient, func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxStreams {
@@ -278,7 +286,7 @@ func ParseArgs(args []string) (Config, error) {
 			}
 		}
 	}
-	if cfg.Mode == ModeClient && timeSet && cfg.Client.Bytes > 0 {
+	if c := cfg.Client; cfg.Mode == ModeClient && ((timeSet && (c.Bytes > 0 || c.Blocks > 0)) || (c.Bytes > 0 && c.Blocks > 0)) {
 		return cfg, errors.New(codeText[CodeEndConditions])
 	}
 	if c := cfg.Client; c.UDP && c.BlockSize != 0 && (c.BlockSize < minUDPBlockSize || c.BlockSize > maxUDPBlockSize) {

@@ -21,6 +21,7 @@ type ClientOptions struct {
 	Port            int           // -p, default 5201
 	Seconds         int           // -t; 0 means 10 unless Bytes is set
 	Bytes           uint64        // -n: stop after this many bytes (whole blocks)
+	Blocks          uint64        // -k: stop after this many blocks (UDP: datagrams)
 	Interval        time.Duration // -i; 0 means 1 s
 	NoIntervals     bool          // -i 0: only the final report
 	Parallel        int           // -P, default 1
@@ -65,7 +66,7 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	if o.ClientPort < 0 || o.ClientPort > 65535 {
 		return o, fmt.Errorf("iperf3 client: --cport %d out of range", o.ClientPort)
 	}
-	if o.Seconds == 0 && o.Bytes == 0 {
+	if o.Seconds == 0 && o.Bytes == 0 && o.Blocks == 0 {
 		o.Seconds = 10
 	}
 	if o.Seconds < 0 || o.Seconds > maxDuration {
@@ -231,7 +232,7 @@ func newClient(o ClientOptions) *client {
 		role: 'c', clock: o.Clock, out: out,
 		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
 		params: testParams{
-			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, Parallel: o.Parallel,
+			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, BlockCount: o.Blocks, Parallel: o.Parallel,
 			Reverse: o.Reverse, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
 			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
 		},
@@ -522,11 +523,7 @@ func (c *client) startTimers() {
 
 func (c *client) startTransfer() {
 	s := c.s
-	limit := uint64(0)
-	if s.params.Num > 0 {
-		limit = s.params.Num
-	}
-	c.xfer = newTransfer(c.sched, c.post, limit, &c.wd.progress)
+	c.xfer = newTransfer(c.sched, c.post, s.params.sendLimit(), &c.wd.progress)
 	c.xfer.setUDP(s.params, s.clock)
 	c.payload = make([]byte, s.params.Len)
 	for i := range c.payload {

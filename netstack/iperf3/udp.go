@@ -261,9 +261,18 @@ func (t *transfer) countUDP(st *stream, b []byte) {
 	if t.stop.Load() {
 		return
 	}
-	if st.udp.arrive(b, monoSeconds(t.clock.NowMonotonic()), t.counters64) {
-		st.moved.Add(uint64(len(b)))
-		t.progress.Add(uint64(len(b)))
+	before := st.udp.totals(false).packets
+	if !st.udp.arrive(b, monoSeconds(t.clock.NowMonotonic()), t.counters64) {
+		return
+	}
+	st.moved.Add(uint64(len(b)))
+	t.progress.Add(uint64(len(b)))
+	// A -n or -k reverse test ends when the sequence numbers say the
+	// senders are through: lost datagrams never arrive.
+	ahead := st.udp.totals(false).packets - before
+	if t.limit > 0 && ahead > 0 && t.received.Add(uint64(ahead)*uint64(len(b))) >= t.limit &&
+		t.limitHit.CompareAndSwap(false, true) {
+		t.post(limitReached{})
 	}
 }
 

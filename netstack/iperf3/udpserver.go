@@ -46,7 +46,9 @@ type UDPDropCounts struct {
 }
 
 // Total is every datagram the server counted for no stream.
-func (d UDPDropCounts) Total() uint64 { return d.UnknownSource + d.NotRunning + d.ToSender + d.Malformed }
+func (d UDPDropCounts) Total() uint64 {
+	return d.UnknownSource + d.NotRunning + d.ToSender + d.Malformed
+}
 
 func (d *UDPDrops) counts() *UDPDropCounts {
 	return &UDPDropCounts{UnknownSource: d.UnknownSource.Load(), NotRunning: d.NotRunning.Load(),
