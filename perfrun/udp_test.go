@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 
 	"math"
 	"strings"
@@ -129,5 +130,31 @@ func TestUDPReverseIsClean(t *testing.T) {
 	}
 	if res.End.SumSent.Packets < rec.Packets {
 		t.Errorf("server sent %d, client saw up to %d", res.End.SumSent.Packets, rec.Packets)
+	}
+}
+
+// TestTCPBitrate: -b 200M in the fixed configuration gives 200 Mbit/s
+// within 2 % (iperf3's cumulative-average throttle on the test clock).
+func TestTCPBitrate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an emulated TCP test; skipped with -short")
+	}
+	var out bytes.Buffer
+	o := Options{Sim: sim.Options{Driver: "fixed", TxDelayNs: u32(2), Seed: 1}}
+	run, err := RunIperf3Counted(context.Background(), o, strings.Fields("-c 198.18.0.1 -b 200M -t 2 -J"), &out, io.Discard)
+	if err != nil || run.Code != 0 {
+		t.Fatalf("%v %v", err, run)
+	}
+	var res iperf3.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*iperf3.EndSum{res.End.SumSent, res.End.SumReceived} {
+		if math.Abs(s.BitsPerSecond-200e6) > 0.02*200e6 {
+			t.Errorf("%.2f Mbit/s, want 200 within 2 %%", s.BitsPerSecond/1e6)
+		}
+	}
+	if res.Start.TestStart.TargetBitrate != 200e6 {
+		t.Errorf("target_bitrate %d", res.Start.TestStart.TargetBitrate)
 	}
 }

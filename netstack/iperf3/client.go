@@ -524,7 +524,7 @@ func (c *client) startTimers() {
 func (c *client) startTransfer() {
 	s := c.s
 	c.xfer = newTransfer(c.sched, c.post, s.params.sendLimit(), &c.wd.progress)
-	c.xfer.setUDP(s.params, s.clock)
+	c.xfer.configure(s.params, s.clock)
 	c.payload = make([]byte, s.params.Len)
 	for i := range c.payload {
 		c.payload[i] = byte(c.rng.Uint32())

@@ -552,7 +552,7 @@ func (t *serverTest) startTest() error {
 		limit = s.params.sendLimit()
 	}
 	t.xfer = newTransfer(t.sched, t.post, limit, &t.wd.progress)
-	t.xfer.setUDP(s.params, s.clock)
+	t.xfer.configure(s.params, s.clock)
 	if t.udp != nil {
 		t.udp.counting.Store(true)
 	}

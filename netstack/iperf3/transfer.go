@@ -47,7 +47,7 @@ func newTransfer(sched coop.Sched, post func(any), limit uint64, progress *atomi
 
 // setUDP makes the streams datagram streams when the test is UDP, and sets
 // the pacing any sender uses.
-func (t *transfer) setUDP(p testParams, clock tcpip.Clock) {
+func (t *transfer) configure(p testParams, clock tcpip.Clock) {
 	t.udp, t.clock, t.pacing, t.counters64 = p.UDP, clock, p.pacing(), p.Counters64
 }
 
@@ -83,7 +83,12 @@ func (t *transfer) report(err error) { t.post(xferFailed{err}) }
 func (t *transfer) send(st *stream, payload []byte) {
 	defer t.senderDone()
 	size := uint64(len(payload))
+	w := t.sched.NewWaker()
 	for !t.stop.Load() {
+		if !t.pacing.green(st.moved.Load(), st.fixedStart, t.clock.NowMonotonic()) {
+			t.pace(w, t.pacing.timer) // -b: iperf3's throttle, as for UDP
+			continue
+		}
 		if t.limit > 0 && t.reserved.Add(size)-size >= t.limit {
 			return
 		}
