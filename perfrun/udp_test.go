@@ -158,3 +158,21 @@ func TestTCPBitrate(t *testing.T) {
 		t.Errorf("target_bitrate %d", res.Start.TestStart.TargetBitrate)
 	}
 }
+
+// TestBidirPreFix runs UDP --bidir pre-fix: the board's TX direction shows
+// the wire's loss, its RX direction (the PHY's RX delay) none.
+func TestBidirPreFix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an emulated UDP test; skipped with -short")
+	}
+	res, run := udpRun(t, "pre-fix", "-c 198.18.0.1 --bidir -u -b 300M -l 1472 -t 1")
+	tx, rx := res.End.SumReceived, res.End.SumReceivedBidirReverse
+	if rx == nil || rx.UDPSum == nil {
+		t.Fatalf("no reverse sums: %+v", res.End)
+	}
+	checkWireLoss(t, "bidir TX", res, run.BoardToPC, 0)
+	if tx.LostPackets == 0 || rx.LostPackets != 0 || rx.Packets < 20000 || run.PCToBoard.Damaged != 0 {
+		t.Errorf("bidir: TX lost %d of %d, RX lost %d of %d (PC -> board damaged %d)", tx.LostPackets, tx.Packets,
+			rx.LostPackets, rx.Packets, run.PCToBoard.Damaged)
+	}
+}

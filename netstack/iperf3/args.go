@@ -129,6 +129,10 @@ var options = []option{
 		c.Client.GetServerOutput = true
 		return nil
 	}},
+	{0, "bidir", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.Bidir = true
+		return nil
+	}},
 	{'u', "udp", false, ModeClient, func(c *Config, _ string) error {
 		c.Client.UDP = true
 		return nil
@@ -288,6 +292,9 @@ func ParseArgs(args []string) (Config, error) {
 	}
 	if c := cfg.Client; cfg.Mode == ModeClient && ((timeSet && (c.Bytes > 0 || c.Blocks > 0)) || (c.Bytes > 0 && c.Blocks > 0)) {
 		return cfg, errors.New(codeText[CodeEndConditions])
+	}
+	if cfg.Client.Reverse && cfg.Client.Bidir {
+		return cfg, errors.New(codeText[CodeReverseBidir])
 	}
 	if c := cfg.Client; c.UDP && c.BlockSize != 0 && (c.BlockSize < minUDPBlockSize || c.BlockSize > maxUDPBlockSize) {
 		return cfg, errors.New(codeText[CodeUDPBlockSize])

@@ -26,6 +26,7 @@ type ClientOptions struct {
 	NoIntervals     bool          // -i 0: only the final report
 	Parallel        int           // -P, default 1
 	Reverse         bool          // -R: the server sends
+	Bidir           bool          // --bidir: both send at once
 	BlockSize       int           // -l, default 131072
 	ClientPort      int           // --cport: data stream i binds ClientPort+i
 	Omit            int           // -O: seconds measured but left out
@@ -83,6 +84,9 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	}
 	if o.Omit < 0 || o.Omit > maxOmit {
 		return o, fail(CodeOmit, nil)
+	}
+	if o.Reverse && o.Bidir {
+		return o, fail(CodeReverseBidir, nil)
 	}
 	var err error
 	if o.Interval, err = reportInterval(o.Interval, o.NoIntervals); err != nil {
@@ -233,7 +237,7 @@ func newClient(o ClientOptions) *client {
 		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
 		params: testParams{
 			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, BlockCount: o.Blocks, Parallel: o.Parallel,
-			Reverse: o.Reverse, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
+			Reverse: o.Reverse, Bidir: o.Bidir, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
 			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
 		},
 		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo,
@@ -472,7 +476,7 @@ func (c *client) onState(ctx context.Context, state int8) (done bool, err error)
 
 func (c *client) connectStreams(ctx context.Context) error {
 	o, s := c.o, c.s
-	for i := 0; i < o.Parallel; i++ {
+	for i := 0; i < s.streamCount(); i++ {
 		dctx := ctx
 		if o.ClientPort > 0 {
 			dctx = WithLocalPort(ctx, o.ClientPort+i)
@@ -495,7 +499,7 @@ func (c *client) connectStreams(ctx context.Context) error {
 		} else if _, err := conn.Write(c.cookie); err != nil {
 			return fail(CodeSendCookie, err)
 		}
-		s.addStream(conn, s.sending)
+		s.addStream(conn, s.nextSender())
 		if s.congestion == "" && o.Congestion != nil {
 			s.congestion = o.Congestion(conn)
 		}

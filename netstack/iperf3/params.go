@@ -17,6 +17,7 @@ type testParams struct {
 	GetServerOutput bool
 	ClientVersion   string
 
+	Bidir       bool   // "bidirectional": both directions at once
 	UDP         bool   // "udp": datagram streams
 	Bandwidth   uint64 // -b: bit/s per stream, 0 = unlimited
 	Burst       int    // -b RATE/BURST: datagrams or blocks per pacing round
@@ -36,6 +37,7 @@ type wireParams struct {
 	BlockCount      uint64 `json:"blockcount"`
 	Parallel        int    `json:"parallel"`
 	Reverse         bool   `json:"reverse,omitempty"`
+	Bidir           bool   `json:"bidirectional,omitempty"`
 	Len             int    `json:"len"`
 	Bandwidth       uint64 `json:"bandwidth,omitempty"`
 	PacingTimer     int    `json:"pacing_timer"`
@@ -48,7 +50,7 @@ type wireParams struct {
 func (p testParams) wire() wireParams {
 	w := wireParams{
 		TCP: !p.UDP, UDP: p.UDP, Omit: p.Omit, Time: p.Time, Num: p.Num, BlockCount: p.BlockCount,
-		Parallel: p.Parallel, Reverse: p.Reverse, Len: p.Len, Bandwidth: p.Bandwidth,
+		Parallel: p.Parallel, Reverse: p.Reverse, Bidir: p.Bidir, Len: p.Len, Bandwidth: p.Bandwidth,
 		PacingTimer: p.pacingTimer(), Burst: p.Burst, ClientVersion: clientVersion,
 	}
 	if p.GetServerOutput {
@@ -79,10 +81,11 @@ func parseParams(body []byte) (testParams, error) {
 	}
 	_, p.UDP = obj["udp"]
 	_, p.Counters64 = obj["udp_counters_64bit"]
-	if _, ok := obj["bidirectional"]; ok {
-		return p, fail(CodeUnimplemented, fmt.Errorf("bidirectional mode"))
-	}
 	_, p.Reverse = obj["reverse"]
+	_, p.Bidir = obj["bidirectional"]
+	if p.Reverse && p.Bidir {
+		return p, fail(CodeReverseBidir, nil)
+	}
 	_, p.GetServerOutput = obj["get_server_output"]
 
 	ints := []struct {

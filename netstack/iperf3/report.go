@@ -60,33 +60,68 @@ func omittedText(omitted bool) string {
 // reportInterval prints and records the interval every stream just closed
 // (iperf_print_intermediate). Like iperf3 it skips an interval shorter than
 // a tenth of the reporting interval in which nothing moved: the sliver
-// between the last report and the end of a test.
+// between the last report and the end of a test. With --bidir each
+// direction has its lines and its sum.
 func (s *session) reportInterval() {
-	if s.params.UDP {
-		s.reportIntervalUDP()
-		return
-	}
 	if !s.intervalWorthReporting() {
 		return
 	}
 	var iv Interval
+	for _, g := range s.groups() {
+		var sum IntervalSum
+		if s.params.UDP {
+			sum = s.reportIntervalGroupUDP(g, &iv)
+		} else {
+			sum = s.reportIntervalGroupTCP(g, &iv)
+		}
+		if s.reverseGroup(g) {
+			iv.SumBidirReverse = &sum
+		} else {
+			iv.Sum = sum
+		}
+	}
+	s.res.Intervals = append(s.res.Intervals, iv)
+}
+
+// intervalHeader prints the header before the first interval, or the
+// separator between intervals of a -P test, when st is the first stream.
+func (s *session) intervalHeader(st *stream, header string) {
+	if st != s.streams[0] {
+		return
+	}
+	switch {
+	case st.last.first:
+		s.out.printf("%s", header)
+	case s.params.Parallel > 1:
+		s.out.printf("%s", lineSeparator)
+	}
+}
+
+// intervalTimes are an interval's length and its bounds since st's start.
+func intervalTimes(st *stream) (dur, from, to float64) {
+	smp := st.last
+	return secs(smp.end.Sub(smp.start)), secs(smp.start.Sub(st.start)), secs(smp.end.Sub(st.start))
+}
+
+// reportIntervalGroupTCP prints one direction's TCP interval lines, adds
+// its streams to iv and returns its sum.
+func (s *session) reportIntervalGroupTCP(g bool, iv *Interval) IntervalSum {
 	var sumBytes uint64
 	var sumRetrans int64
-	for i, st := range s.streams {
-		smp := st.last
-		if i == 0 {
-			switch {
-			case smp.first && s.senderHasRetrans == 1:
-				s.out.printf("%s", headerBWRetransCwnd)
-			case smp.first:
-				s.out.printf("%s", headerBW)
-			case s.params.Parallel > 1:
-				s.out.printf("%s", lineSeparator)
-			}
+	tag := s.tag(g)
+	header := headerBW
+	if s.senderHasRetrans == 1 {
+		header = headerBWRetransCwnd
+	}
+	header = s.bidirHeader(header)
+	for _, st := range s.streams {
+		if st.sender != g {
+			continue
 		}
-		dur := secs(smp.end.Sub(smp.start))
+		smp := st.last
+		s.intervalHeader(st, header)
+		dur, from, to := intervalTimes(st)
 		bw := rate(smp.bytes, dur)
-		from, to := secs(smp.start.Sub(st.start)), secs(smp.end.Sub(st.start))
 		is := IntervalStream{
 			Socket: st.socket, Start: from, End: to, Seconds: dur, Bytes: smp.bytes,
 			BitsPerSecond: bw * 8, Omitted: smp.omitted, Sender: st.sender,
@@ -94,11 +129,11 @@ func (s *session) reportInterval() {
 		if s.senderHasRetrans == 1 && st.sender {
 			tcp := smp.tcp
 			is.IntervalTCPInfo = &tcp
-			s.out.printf(formatBWRetransCwnd, st.socket, "", from, to, formatBytes(float64(smp.bytes)),
+			s.out.printf(formatBWRetransCwnd, st.socket, tag, from, to, formatBytes(float64(smp.bytes)),
 				formatBits(bw), tcp.Retransmits, formatBytes(float64(tcp.SndCwnd)), omittedText(smp.omitted))
 			sumRetrans += int64(tcp.Retransmits)
 		} else {
-			s.out.printf(formatBW, st.socket, "", from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
+			s.out.printf(formatBW, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
 				omittedText(smp.omitted))
 		}
 		iv.Streams = append(iv.Streams, is)
@@ -106,25 +141,24 @@ func (s *session) reportInterval() {
 	}
 	first := s.streams[0]
 	smp := first.last
-	dur := secs(smp.end.Sub(smp.start))
+	dur, from, to := intervalTimes(first)
 	bw := rate(sumBytes, dur)
-	from, to := secs(smp.start.Sub(first.start)), secs(smp.end.Sub(first.start))
-	iv.Sum = IntervalSum{Start: from, End: to, Seconds: dur, Bytes: sumBytes, BitsPerSecond: bw * 8,
-		Omitted: smp.omitted, Sender: s.sending}
-	retransSum := s.senderHasRetrans == 1 && s.sending
+	sum := IntervalSum{Start: from, End: to, Seconds: dur, Bytes: sumBytes, BitsPerSecond: bw * 8,
+		Omitted: smp.omitted, Sender: g}
+	retransSum := s.senderHasRetrans == 1 && g
 	if retransSum {
-		iv.Sum.RetransmitCount = &RetransmitCount{Retransmits: sumRetrans}
+		sum.RetransmitCount = &RetransmitCount{Retransmits: sumRetrans}
 	}
 	if s.params.Parallel > 1 {
 		if retransSum {
-			s.out.printf(formatSumBWRetrans, "", from, to, formatBytes(float64(sumBytes)), formatBits(bw),
+			s.out.printf(formatSumBWRetrans, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw),
 				sumRetrans, omittedText(smp.omitted))
 		} else {
-			s.out.printf(formatSumBW, "", from, to, formatBytes(float64(sumBytes)), formatBits(bw),
+			s.out.printf(formatSumBW, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw),
 				omittedText(smp.omitted))
 		}
 	}
-	s.res.Intervals = append(s.res.Intervals, iv)
+	return sum
 }
 
 // intervalWorthReporting is false for no streams, or for the sliver at the
@@ -140,27 +174,38 @@ func (s *session) intervalWorthReporting() bool {
 
 // summarize prints and records the whole-test summary (iperf_print_results).
 // The server leaves out the half it cannot know: its peer's sending or
-// receiving lines.
+// receiving lines. With --bidir each direction has its own lines and sums.
 func (s *session) summarize() {
-	if s.params.UDP {
-		s.summarizeUDP()
-		return
-	}
-	retrans := s.senderHasRetrans != 0
-	s.out.printf("%s", lineSeparator)
-	if retrans {
-		s.out.printf("%s", headerBWRetrans)
-	} else {
-		s.out.printf("%s", headerBW)
-	}
 	end := &s.res.End
 	end.Streams = nil
-	senderTime, receiverTime, ownTime := s.summaryTimes()
-	var tot tcpTotalsSum
-	for _, st := range s.streams {
-		end.Streams = append(end.Streams, s.summarizeStreamTCP(st, retrans, senderTime, receiverTime, ownTime, &tot))
+	s.out.printf("%s", lineSeparator)
+	if s.params.UDP {
+		s.out.printf("%s", s.bidirHeader(headerUDP))
+		for _, g := range s.groups() {
+			s.summarizeGroupUDP(g)
+		}
+		end.CPUUtilizationPercent = s.cpuUtilization()
+		return
 	}
-	s.summarizeSumsTCP(tot, retrans, senderTime, receiverTime)
+	if s.senderHasRetrans != 0 || s.peerHasRetrans != 0 {
+		s.out.printf("%s", s.bidirHeader(headerBWRetrans))
+	} else {
+		s.out.printf("%s", s.bidirHeader(headerBW))
+	}
+	senderTime, receiverTime, ownTime := s.summaryTimes()
+	for _, g := range s.groups() {
+		retrans := s.senderHasRetrans != 0
+		if s.params.Bidir && !g {
+			retrans = s.peerHasRetrans != 0
+		}
+		var tot tcpTotalsSum
+		for _, st := range s.streams {
+			if st.sender == g {
+				end.Streams = append(end.Streams, s.summarizeStreamTCP(st, g, retrans, senderTime, receiverTime, ownTime, &tot))
+			}
+		}
+		s.summarizeSumsTCP(g, tot, retrans, senderTime, receiverTime)
+	}
 	end.CPUUtilizationPercent = s.cpuUtilization()
 	remoteCongestion := ""
 	if s.peer != nil {
@@ -216,8 +261,8 @@ type tcpTotalsSum struct {
 
 // summarizeStreamTCP prints one TCP stream's summary lines and returns its
 // JSON entry.
-func (s *session) summarizeStreamTCP(st *stream, retrans bool, senderTime, receiverTime, ownTime float64, tot *tcpTotalsSum) EndStream {
-	mustBeSender, server := s.sending, s.role == 's'
+func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, receiverTime, ownTime float64, tot *tcpTotalsSum) EndStream {
+	mustBeSender, server, tag := g, s.role == 's', s.tag(g)
 	var sent, received uint64
 	var streamRetrans int64
 	if st.sender {
@@ -247,10 +292,10 @@ func (s *session) summarizeStreamTCP(st *stream, retrans bool, senderTime, recei
 	}
 	if !(server && !st.sender) {
 		if retrans {
-			s.out.printf(formatBWRetrans, st.socket, "", 0.0, senderTime, formatBytes(float64(sent)),
+			s.out.printf(formatBWRetrans, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
 				formatBits(sendBW), streamRetrans, reportSender)
 		} else {
-			s.out.printf(formatBW, st.socket, "", 0.0, senderTime, formatBytes(float64(sent)),
+			s.out.printf(formatBW, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
 				formatBits(sendBW), reportSender)
 		}
 	}
@@ -258,39 +303,39 @@ func (s *session) summarizeStreamTCP(st *stream, retrans bool, senderTime, recei
 	receiver := EndStats{Socket: st.socket, End: receiverTime, Seconds: ownTime, Bytes: received,
 		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
 	if !(server && st.sender) {
-		s.out.printf(formatBW, st.socket, "", 0.0, receiverTime, formatBytes(float64(received)),
+		s.out.printf(formatBW, st.socket, tag, 0.0, receiverTime, formatBytes(float64(received)),
 			formatBits(recvBW), reportReceiver)
 	}
 	return EndStream{Sender: sender, Receiver: receiver}
 }
 
 // summarizeSumsTCP records the end sums and prints them with -P > 1.
-func (s *session) summarizeSumsTCP(tot tcpTotalsSum, retrans bool, senderTime, receiverTime float64) {
-	end := &s.res.End
-	mustBeSender, server := s.sending, s.role == 's'
+func (s *session) summarizeSumsTCP(g bool, tot tcpTotalsSum, retrans bool, senderTime, receiverTime float64) {
+	mustBeSender, server, tag := g, s.role == 's', s.tag(g)
 	sendBW := rate(tot.sent, senderTime)
-	end.SumSent = &EndSum{End: senderTime, Seconds: senderTime, Bytes: tot.sent, BitsPerSecond: sendBW * 8,
+	sumSent := &EndSum{End: senderTime, Seconds: senderTime, Bytes: tot.sent, BitsPerSecond: sendBW * 8,
 		Sender: mustBeSender}
 	if retrans {
-		end.SumSent.RetransmitCount = &RetransmitCount{Retransmits: tot.retrans}
+		sumSent.RetransmitCount = &RetransmitCount{Retransmits: tot.retrans}
 	}
 	recvBW := rate(tot.received, receiverTime)
-	end.SumReceived = &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: tot.received,
+	sumReceived := &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: tot.received,
 		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
+	s.setEndSums(g, nil, sumSent, sumReceived)
 	if s.params.Parallel <= 1 {
 		return
 	}
 	if !(server && !mustBeSender) {
 		if retrans {
-			s.out.printf(formatSumBWRetrans, "", 0.0, senderTime, formatBytes(float64(tot.sent)),
+			s.out.printf(formatSumBWRetrans, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
 				formatBits(sendBW), tot.retrans, reportSender)
 		} else {
-			s.out.printf(formatSumBW, "", 0.0, senderTime, formatBytes(float64(tot.sent)),
+			s.out.printf(formatSumBW, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
 				formatBits(sendBW), reportSender)
 		}
 	}
 	if !(server && mustBeSender) {
-		s.out.printf(formatSumBW, "", 0.0, receiverTime, formatBytes(float64(tot.received)),
+		s.out.printf(formatSumBW, tag, 0.0, receiverTime, formatBytes(float64(tot.received)),
 			formatBits(recvBW), reportReceiver)
 	}
 }

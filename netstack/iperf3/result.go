@@ -176,8 +176,9 @@ func (s *Start) UnmarshalJSON(b []byte) error {
 
 // Interval is one reporting interval: every stream, then their sum.
 type Interval struct {
-	Streams []IntervalStream `json:"streams"`
-	Sum     IntervalSum      `json:"sum"`
+	Streams         []IntervalStream `json:"streams"`
+	Sum             IntervalSum      `json:"sum"`
+	SumBidirReverse *IntervalSum     `json:"sum_bidir_reverse,omitempty"` // --bidir: server -> client
 }
 
 // IntervalStream is one stream's share of an interval. Times are seconds
@@ -234,13 +235,17 @@ type RetransmitCount struct {
 
 // End is the final summary.
 type End struct {
-	Streams               []EndStream     `json:"streams,omitempty"`
-	Sum                   *EndSum         `json:"sum,omitempty"` // UDP only
-	SumSent               *EndSum         `json:"sum_sent,omitempty"`
-	SumReceived           *EndSum         `json:"sum_received,omitempty"`
-	CPUUtilizationPercent *CPUUtilization `json:"cpu_utilization_percent,omitempty"`
-	SenderTCPCongestion   string          `json:"sender_tcp_congestion,omitempty"`
-	ReceiverTCPCongestion string          `json:"receiver_tcp_congestion,omitempty"`
+	Streams     []EndStream `json:"streams,omitempty"`
+	Sum         *EndSum     `json:"sum,omitempty"` // UDP only
+	SumSent     *EndSum     `json:"sum_sent,omitempty"`
+	SumReceived *EndSum     `json:"sum_received,omitempty"`
+	// --bidir: the server -> client direction's sums.
+	SumBidirReverse         *EndSum         `json:"sum_bidir_reverse,omitempty"` // UDP only
+	SumSentBidirReverse     *EndSum         `json:"sum_sent_bidir_reverse,omitempty"`
+	SumReceivedBidirReverse *EndSum         `json:"sum_received_bidir_reverse,omitempty"`
+	CPUUtilizationPercent   *CPUUtilization `json:"cpu_utilization_percent,omitempty"`
+	SenderTCPCongestion     string          `json:"sender_tcp_congestion,omitempty"`
+	ReceiverTCPCongestion   string          `json:"receiver_tcp_congestion,omitempty"`
 }
 
 // EndStream is one stream's sender and receiver view; a UDP stream has one

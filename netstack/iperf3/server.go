@@ -434,7 +434,7 @@ func (t *serverTest) onParams(body []byte) error {
 	}
 	s, o := t.s, t.o
 	s.params = p
-	s.sending = p.Reverse
+	s.sending = p.Reverse || p.Bidir
 	if s.sending && o.TCPInfo != nil && !p.UDP {
 		s.senderHasRetrans = 1
 	}
@@ -465,7 +465,7 @@ func (t *serverTest) onParams(body []byte) error {
 // streams are being created it may be one (its cookie decides); otherwise
 // the server is busy.
 func (t *serverTest) onConnection(conn net.Conn) {
-	if t.phase != srvStreams || t.pending+len(t.arrived) >= t.s.params.Parallel+maxPendingStreams {
+	if t.phase != srvStreams || t.pending+len(t.arrived) >= t.s.streamCount()+maxPendingStreams {
 		deny(t.sched, conn)
 		return
 	}
@@ -513,11 +513,11 @@ func (t *serverTest) admitStream(cr cookieResult) error {
 		return nil
 	}
 	s := t.s
-	s.addStream(cr.conn, s.sending)
+	s.addStream(cr.conn, s.nextSender())
 	if s.congestion == "" && t.o.Congestion != nil {
 		s.congestion = t.o.Congestion(cr.conn)
 	}
-	if len(s.streams) == s.params.Parallel {
+	if len(s.streams) == s.streamCount() {
 		return t.startTest()
 	}
 	return nil
@@ -706,7 +706,7 @@ func (t *serverTest) listenUDP() error {
 		return fail(CodeStreamConnect, fmt.Errorf("UDP listener on port %d: %w", t.o.Port, err))
 	}
 	clock := t.o.Clock
-	t.udp = newUDPListener(pc, t.post, t.s.params.Parallel, t.s.params.Counters64,
+	t.udp = newUDPListener(pc, t.post, t.s.streamCount(), t.s.params.Counters64,
 		func() float64 { return monoSeconds(clock.NowMonotonic()) }, &t.wd.progress)
 	t.sched.Go(t.udp.run)
 	return nil
@@ -718,11 +718,11 @@ func (t *serverTest) onUDPSetup(m udpSetup) error {
 		return nil
 	}
 	s := t.s
-	st, err := t.udp.admit(m.addr, func(c net.Conn) *stream { return s.addStream(c, s.sending) })
+	st, err := t.udp.admit(m.addr, func(c net.Conn) *stream { return s.addStream(c, s.nextSender()) })
 	if err != nil {
 		return err
 	}
-	if st != nil && len(s.streams) == s.params.Parallel {
+	if st != nil && len(s.streams) == s.streamCount() {
 		return t.startTest()
 	}
 	return nil

@@ -24,6 +24,7 @@ type session struct {
 	// Retr/Cwnd columns and, on a receiving client, becomes the server's
 	// value once results are exchanged.
 	senderHasRetrans int
+	peerHasRetrans   int           // the peer's sender_has_retransmits, once exchanged (1 or 0)
 	interval         time.Duration // 0: no interval reports
 	tcpInfo          TCPInfoFunc
 	congestion       string // local congestion_used, "" if unknown
@@ -306,11 +307,11 @@ func (s *session) applyPeer(r PeerResults) error {
 		}
 		st.peer, st.hasPeer = ps, true
 	}
+	if r.SenderHasRetransmits == 1 {
+		s.peerHasRetrans = 1
+	}
 	if !s.sending {
-		s.senderHasRetrans = 0
-		if r.SenderHasRetransmits == 1 {
-			s.senderHasRetrans = 1
-		}
+		s.senderHasRetrans = s.peerHasRetrans
 	}
 	s.peer = &r
 	s.res.Peer = &r

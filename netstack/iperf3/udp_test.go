@@ -211,3 +211,43 @@ func TestUDPClientAgainstServer(t *testing.T) {
 		})
 	}
 }
+
+// TestBidir runs --bidir over loopback: the client's first stream sends and
+// its second receives, lines carry 3.12's [TX-C]/[RX-C] and [RX-S]/[TX-S]
+// tags, and the server -> client direction's sums are "_bidir_reverse".
+func TestBidir(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bidir", "-n", "4M", "-l", "64K"},
+		{"--bidir", "-u", "-b", "20M", "-l", "1000", "-k", "400"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := runLoop(t, args...)
+			if r.clientErr != nil || r.serverErr != nil {
+				t.Fatalf("client: %v\nserver: %v\n%s\n%s", r.clientErr, r.serverErr, r.clientOut, r.serverOut)
+			}
+			c, s := r.client, r.server
+			if len(c.End.Streams) != 2 || c.End.SumSentBidirReverse == nil || c.End.SumReceivedBidirReverse == nil ||
+				s.End.SumSentBidirReverse == nil {
+				t.Fatalf("end: %+v", c.End)
+			}
+			if up, down := c.End.SumSent.Bytes, c.End.SumSentBidirReverse.Bytes; up == 0 || down == 0 ||
+				s.End.SumReceived.Bytes != c.End.SumReceived.Bytes || s.End.SumSentBidirReverse.Bytes != down {
+				t.Errorf("client up %d down %d; server received %d, sent %d", up, down, s.End.SumReceived.Bytes, s.End.SumSentBidirReverse.Bytes)
+			}
+			for _, want := range []string{"[ ID][Role] Interval", "[  5][TX-C]", "[  7][RX-C]"} {
+				if !strings.Contains(r.clientOut, want) {
+					t.Errorf("client output lacks %q:\n%s", want, r.clientOut)
+				}
+			}
+			if strings.Index(r.serverOut, "[RX-S]") > strings.Index(r.serverOut, "[TX-S]") {
+				t.Errorf("server prints its receiving stream first:\n%s", r.serverOut)
+			}
+			if iv := c.Intervals[0]; iv.SumBidirReverse == nil || !iv.Sum.Sender || iv.SumBidirReverse.Sender {
+				t.Errorf("interval sums: %+v / %+v", iv.Sum, iv.SumBidirReverse)
+			}
+		})
+	}
+	if _, err := ParseArgs([]string{"-c", "h", "--bidir", "-R"}); err == nil || err.Error() != "cannot be both reverse and bidirectional" {
+		t.Errorf("--bidir -R: %v", err)
+	}
+}

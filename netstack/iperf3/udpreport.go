@@ -18,30 +18,27 @@ func lostPercent(lost, packets int64) float64 {
 	return 100 * float64(lost) / float64(packets)
 }
 
-// reportIntervalUDP is iperf_print_intermediate for a UDP test: senders
-// print datagrams sent, receivers jitter and lost/total.
-func (s *session) reportIntervalUDP() {
-	if !s.intervalWorthReporting() {
-		return
-	}
-	var iv Interval
+// reportIntervalGroupUDP is iperf_print_intermediate for one direction of a
+// UDP test: senders print datagrams sent, receivers jitter and lost/total.
+func (s *session) reportIntervalGroupUDP(g bool, iv *Interval) IntervalSum {
 	var sum udpTotals
 	var sumBytes uint64
-	for i, st := range s.streams {
-		smp := st.last
-		if i == 0 {
-			switch {
-			case smp.first && s.sending:
-				s.out.printf("%s", headerUDPSender)
-			case smp.first:
-				s.out.printf("%s", headerUDP)
-			case s.params.Parallel > 1:
-				s.out.printf("%s", lineSeparator)
-			}
+	tag, pad := s.tag(g), ""
+	header := headerUDP
+	switch {
+	case s.params.Bidir:
+		header, pad = s.bidirHeader(headerUDP), "          "
+	case s.sending:
+		header = headerUDPSender
+	}
+	for _, st := range s.streams {
+		if st.sender != g {
+			continue
 		}
-		dur := secs(smp.end.Sub(smp.start))
+		smp := st.last
+		s.intervalHeader(st, header)
+		dur, from, to := intervalTimes(st)
 		bw := rate(smp.bytes, dur)
-		from, to := secs(smp.start.Sub(st.start)), secs(smp.end.Sub(st.start))
 		is := IntervalStream{
 			Socket: st.socket, Start: from, End: to, Seconds: dur, Bytes: smp.bytes,
 			BitsPerSecond: bw * 8, Omitted: smp.omitted, Sender: st.sender,
@@ -49,11 +46,11 @@ func (s *session) reportIntervalUDP() {
 		u := smp.udp
 		if st.sender {
 			is.IntervalUDP = &IntervalUDP{Packets: u.packets}
-			s.out.printf(formatUDPSender, st.socket, "", from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
-				"", u.packets, omittedText(smp.omitted))
+			s.out.printf(formatUDPSender, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
+				pad, u.packets, omittedText(smp.omitted))
 		} else {
 			is.IntervalUDP = receiverUDP(u.jitter, u.lost, u.packets)
-			s.out.printf(formatUDP, st.socket, "", from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
+			s.out.printf(formatUDP, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
 				u.jitter*1000, u.lost, u.packets, lostPercent(u.lost, u.packets), omittedText(smp.omitted))
 		}
 		iv.Streams = append(iv.Streams, is)
@@ -62,9 +59,8 @@ func (s *session) reportIntervalUDP() {
 		sum.lost += u.lost
 		sum.jitter += u.jitter
 	}
-	sum.jitter /= float64(len(s.streams))
-	s.res.Intervals = append(s.res.Intervals, iv)
-	s.reportIntervalSumUDP(&s.res.Intervals[len(s.res.Intervals)-1], sumBytes, sum)
+	sum.jitter /= float64(s.params.Parallel)
+	return s.intervalSumUDP(g, sumBytes, sum, pad)
 }
 
 // receiverUDP is a receiver's interval or sum datagram keys.
@@ -73,30 +69,28 @@ func receiverUDP(jitter float64, lost, packets int64) *IntervalUDP {
 	return &IntervalUDP{JitterMs: &ms, LostPackets: &lost, Packets: packets, LostPercent: &pct}
 }
 
-// reportIntervalSumUDP records the interval's sum and prints it with -P > 1.
-func (s *session) reportIntervalSumUDP(iv *Interval, sumBytes uint64, sum udpTotals) {
-	first := s.streams[0]
-	smp := first.last
-	dur := secs(smp.end.Sub(smp.start))
+// intervalSumUDP is one direction's interval sum, printed with -P > 1.
+func (s *session) intervalSumUDP(g bool, sumBytes uint64, sum udpTotals, pad string) IntervalSum {
+	dur, from, to := intervalTimes(s.streams[0])
 	bw := rate(sumBytes, dur)
-	from, to := secs(smp.start.Sub(first.start)), secs(smp.end.Sub(first.start))
-	iv.Sum = IntervalSum{Start: from, End: to, Seconds: dur, Bytes: sumBytes, BitsPerSecond: bw * 8,
-		Omitted: s.omitting, Sender: s.sending}
-	if s.sending {
-		iv.Sum.IntervalUDP = &IntervalUDP{Packets: sum.packets}
+	tag := s.tag(g)
+	is := IntervalSum{Start: from, End: to, Seconds: dur, Bytes: sumBytes, BitsPerSecond: bw * 8,
+		Omitted: s.omitting, Sender: g}
+	if g {
+		is.IntervalUDP = &IntervalUDP{Packets: sum.packets}
 	} else {
-		iv.Sum.IntervalUDP = receiverUDP(sum.jitter, sum.lost, sum.packets)
+		is.IntervalUDP = receiverUDP(sum.jitter, sum.lost, sum.packets)
 	}
-	if s.params.Parallel <= 1 {
-		return
-	}
-	if s.sending {
-		s.out.printf(formatSumUDPSendr, "", from, to, formatBytes(float64(sumBytes)), formatBits(bw), "",
+	switch {
+	case s.params.Parallel <= 1:
+	case g:
+		s.out.printf(formatSumUDPSendr, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw), pad,
 			sum.packets, omittedText(s.omitting))
-		return
+	default:
+		s.out.printf(formatSumUDP, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw), sum.jitter*1000,
+			sum.lost, sum.packets, lostPercent(sum.lost, sum.packets), omittedText(s.omitting))
 	}
-	s.out.printf(formatSumUDP, "", from, to, formatBytes(float64(sumBytes)), formatBits(bw), sum.jitter*1000,
-		sum.lost, sum.packets, lostPercent(sum.lost, sum.packets), omittedText(s.omitting))
+	return is
 }
 
 // udpSummary is one stream's whole-test view from both sides.
@@ -127,17 +121,17 @@ func (s *session) udpStreamSummary(st *stream) udpSummary {
 	return u
 }
 
-// summarizeUDP is iperf_print_results for a UDP test.
-func (s *session) summarizeUDP() {
-	s.out.printf("%s", lineSeparator)
-	s.out.printf("%s", headerUDP)
+// summarizeGroupUDP is iperf_print_results for one direction of a UDP test.
+func (s *session) summarizeGroupUDP(g bool) {
 	end := &s.res.End
-	end.Streams = nil
-	server := s.role == 's'
+	server, tag := s.role == 's', s.tag(g)
 	senderTime, receiverTime, _ := s.summaryTimes()
 	var total udpSummary
 	var totalPackets int64
 	for _, st := range s.streams {
+		if st.sender != g {
+			continue
+		}
 		u := s.udpStreamSummary(st)
 		total.sent += u.sent
 		total.received += u.received
@@ -154,51 +148,47 @@ func (s *session) summarizeUDP() {
 		end.Streams = append(end.Streams, EndStream{UDP: &EndUDP{
 			Socket: st.socket, End: senderTime, Seconds: senderTime, Bytes: u.sent, BitsPerSecond: sendBW * 8,
 			JitterMs: u.jitter * 1000, LostPackets: u.lost, Packets: packets,
-			LostPercent: lostPercent(u.lost, u.senderPkts), OutOfOrder: u.ooo, Sender: s.sending,
+			LostPercent: lostPercent(u.lost, u.senderPkts), OutOfOrder: u.ooo, Sender: g,
 		}})
 		if !(server && !st.sender) {
-			s.out.printf(formatUDP, st.socket, "", 0.0, senderTime, formatBytes(float64(u.sent)), formatBits(sendBW),
+			s.out.printf(formatUDP, st.socket, tag, 0.0, senderTime, formatBytes(float64(u.sent)), formatBits(sendBW),
 				0.0, 0, u.senderPkts, 0.0, reportSender)
 		}
 		if u.ooo > 0 {
-			s.out.printf(formatOutOfOrder, "", 0.0, senderTime, u.ooo)
+			s.out.printf(formatOutOfOrder, tag, 0.0, senderTime, u.ooo)
 		}
 		if !(server && st.sender) {
 			recvBW := rate(u.received, receiverTime)
-			s.out.printf(formatUDP, st.socket, "", 0.0, receiverTime, formatBytes(float64(u.received)), formatBits(recvBW),
+			s.out.printf(formatUDP, st.socket, tag, 0.0, receiverTime, formatBytes(float64(u.received)), formatBits(recvBW),
 				u.jitter*1000, u.lost, u.receiverPkts, lostPercent(u.lost, u.receiverPkts), reportReceiver)
 		}
 	}
-	if n := len(s.streams); n > 0 {
-		total.jitter /= float64(n)
-	}
-	s.summarizeUDPSums(total, totalPackets, senderTime, receiverTime)
-	end.CPUUtilizationPercent = s.cpuUtilization()
+	total.jitter /= float64(max(s.params.Parallel, 1))
+	s.summarizeUDPSums(g, total, totalPackets, senderTime, receiverTime)
 }
 
 // summarizeUDPSums records the end sums (always) and prints them with -P > 1.
-func (s *session) summarizeUDPSums(t udpSummary, totalPackets int64, senderTime, receiverTime float64) {
-	end := &s.res.End
-	server := s.role == 's'
+func (s *session) summarizeUDPSums(g bool, t udpSummary, totalPackets int64, senderTime, receiverTime float64) {
+	server, tag := s.role == 's', s.tag(g)
 	pct := lostPercent(t.lost, totalPackets)
 	sendBW := rate(t.sent, senderTime)
-	end.Sum = &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: t.sent, BitsPerSecond: sendBW * 8,
-		UDPSum: &UDPSum{JitterMs: t.jitter * 1000, LostPackets: t.lost, Packets: totalPackets, LostPercent: pct},
-		Sender: s.sending}
-	end.SumSent = &EndSum{End: senderTime, Seconds: senderTime, Bytes: t.sent, BitsPerSecond: sendBW * 8,
-		UDPSum: &UDPSum{Packets: t.senderPkts}, Sender: true}
 	recvBW := rate(t.received, receiverTime)
-	end.SumReceived = &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: t.received, BitsPerSecond: recvBW * 8,
-		UDPSum: &UDPSum{JitterMs: t.jitter * 1000, LostPackets: t.lost, Packets: t.receiverPkts, LostPercent: pct}}
+	s.setEndSums(g,
+		&EndSum{End: receiverTime, Seconds: receiverTime, Bytes: t.sent, BitsPerSecond: sendBW * 8,
+			UDPSum: &UDPSum{JitterMs: t.jitter * 1000, LostPackets: t.lost, Packets: totalPackets, LostPercent: pct}, Sender: g},
+		&EndSum{End: senderTime, Seconds: senderTime, Bytes: t.sent, BitsPerSecond: sendBW * 8,
+			UDPSum: &UDPSum{Packets: t.senderPkts}, Sender: true},
+		&EndSum{End: receiverTime, Seconds: receiverTime, Bytes: t.received, BitsPerSecond: recvBW * 8,
+			UDPSum: &UDPSum{JitterMs: t.jitter * 1000, LostPackets: t.lost, Packets: t.receiverPkts, LostPercent: pct}})
 	if s.params.Parallel <= 1 {
 		return
 	}
-	if !(server && !s.sending) {
-		s.out.printf(formatSumUDP, "", 0.0, senderTime, formatBytes(float64(t.sent)), formatBits(sendBW),
+	if !(server && !g) {
+		s.out.printf(formatSumUDP, tag, 0.0, senderTime, formatBytes(float64(t.sent)), formatBits(sendBW),
 			0.0, 0, t.senderPkts, 0.0, reportSender)
 	}
-	if !(server && s.sending) {
-		s.out.printf(formatSumUDP, "", 0.0, receiverTime, formatBytes(float64(t.received)), formatBits(recvBW),
+	if !(server && g) {
+		s.out.printf(formatSumUDP, tag, 0.0, receiverTime, formatBytes(float64(t.received)), formatBits(recvBW),
 			t.jitter*1000, t.lost, t.receiverPkts, pct, reportReceiver)
 	}
 }
