@@ -2,7 +2,6 @@ package perfrun
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"time"
@@ -165,7 +164,8 @@ func RunIperf3(ctx context.Context, o Options, args []string, stdout, stderr io.
 func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, stderr io.Writer) (*Iperf3Run, error) {
 	cfg, err := iperf3.ParseArgs(args)
 	if err != nil {
-		return nil, fmt.Errorf("iperf3: %w", err)
+		// iperf3's own parameter error text and exit status, no board booted.
+		return &Iperf3Run{Code: iperf3.Main(ctx, args, iperf3.Env{Stdout: stdout, Stderr: stderr})}, nil
 	}
 	o, err = o.withDefaults()
 	if err != nil {
@@ -180,8 +180,9 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 	defer b.Close()
 	tap.hw = b.Sim.HW
 	tap.budget[0], tap.budget[1], _ = b.Sim.HW.Budgets()
-	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC),
-		Stdout: stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: b.Sched,
+	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.ConnCongestion(o.CC),
+		SockOpts: netstack.SockOpts,
+		Stdout:   stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: b.Sched,
 		Listen:  func(_ context.Context, port int) (net.Listener, error) { return b.Board.Listen(uint16(port)) },
 		DialUDP: udpDial(b.Board), ListenUDP: udpListen(b.Board)}
 	run := &Iperf3Run{}
@@ -192,7 +193,8 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 		}
 		b.Go("pc iperf3 -s", func() {
 			_ = iperf3.Serve(ctx, ln, iperf3.ServerOptions{Clock: b.Clock, TCPInfo: netstack.TCPInfo,
-				Congestion: netstack.Congestion(o.CC), Seed: o.Sim.Seed + 101, Sched: b.Sched, ListenUDP: udpListen(b.PC),
+				Congestion: netstack.ConnCongestion(o.CC), Seed: o.Sim.Seed + 101, Sched: b.Sched, ListenUDP: udpListen(b.PC),
+				SockOpts: netstack.SockOpts,
 				OnTest: func(r *iperf3.Result, _ error) {
 					if r != nil {
 						run.ServerDrops = r.UDPDrops

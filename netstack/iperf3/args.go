@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -127,6 +128,50 @@ var options = []option{
 	}},
 	{0, "get-server-output", false, ModeClient, func(c *Config, _ string) error {
 		c.Client.GetServerOutput = true
+		return nil
+	}},
+	{'w', "window", true, ModeClient, func(c *Config, v string) error {
+		n, err := parseSize(v)
+		if err != nil || n > maxTCPBuffer {
+			return errors.New(codeText[CodeBufSize])
+		}
+		c.Client.Window = int(n)
+		return nil
+	}},
+	{'M', "set-mss", true, ModeClient, func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxMSS {
+			return errors.New(codeText[CodeMSS])
+		}
+		c.Client.MSS = n
+		return nil
+	}},
+	{'N', "no-delay", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.NoDelay = true
+		return nil
+	}},
+	{'C', "congestion", true, ModeClient, func(c *Config, v string) error {
+		c.Client.CongestionAlg = v
+		return nil
+	}},
+	{'T', "title", true, ModeClient, func(c *Config, v string) error {
+		c.Client.Title = v
+		return nil
+	}},
+	{'4', "version4", false, 0, nil}, // the emulated hosts speak only IPv4
+	{'6', "version6", false, 0, func(*Config, string) error {
+		return errors.New("IPv6 is not available: the emulated hosts speak only IPv4")
+	}},
+	{'F', "file", true, ModeClient, func(c *Config, v string) error {
+		c.Client.File = v
+		return nil
+	}},
+	{0, "repeating-payload", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.Repeating = true
+		return nil
+	}},
+	{'Z', "zerocopy", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.ZeroCopy = true
 		return nil
 	}},
 	{0, "bidir", false, ModeClient, func(c *Config, _ string) error {
@@ -286,12 +331,21 @@ func ParseArgs(args []string) (Config, error) {
 		}
 		if u.opt.applies != nil {
 			if err := u.opt.applies(&cfg, u.val); err != nil {
+				if isCodeText(err.Error()) {
+					return cfg, err // 3.12's own words, as it prints them
+				}
 				return cfg, fmt.Errorf("%s: %w", u.name, err)
 			}
 		}
 	}
 	if c := cfg.Client; cfg.Mode == ModeClient && ((timeSet && (c.Bytes > 0 || c.Blocks > 0)) || (c.Bytes > 0 && c.Blocks > 0)) {
 		return cfg, errors.New(codeText[CodeEndConditions])
+	}
+	if c := &cfg.Client; c.File != "" && !timeSet && c.Bytes == 0 && c.Blocks == 0 {
+		// 3.12: without an end condition -F sends the file's size.
+		if st, err := os.Stat(c.File); err == nil && st.Mode().IsRegular() {
+			c.Bytes = uint64(st.Size())
+		}
 	}
 	if cfg.Client.Reverse && cfg.Client.Bidir {
 		return cfg, errors.New(codeText[CodeReverseBidir])
@@ -392,4 +446,14 @@ func shortFlags(args []string, i int, uses []use, unknown *[]string) ([]use, int
 		return append(uses, use{opt, name, val}), i, nil
 	}
 	return uses, i, nil
+}
+
+// isCodeText reports whether msg is one of iperf3's error texts.
+func isCodeText(msg string) bool {
+	for _, t := range codeText {
+		if t == msg {
+			return true
+		}
+	}
+	return false
 }

@@ -38,9 +38,18 @@ type ClientOptions struct {
 	Burst           int           // -b RATE/BURST
 	PacingTimer     int           // --pacing-timer, µs; default 1000
 	Counters64      bool          // --udp-counters-64bit
+	Window          int           // -w: SO_SNDBUF and SO_RCVBUF of the data sockets, both ends
+	MSS             int           // -M: TCP_MAXSEG
+	NoDelay         bool          // -N: TCP_NODELAY
+	CongestionAlg   string        // -C: the data streams' congestion control
+	Title           string        // -T: prefix of every output line, JSON "title"
+	File            string        // -F: send this file's bytes
+	Repeating       bool          // --repeating-payload: "0123456789..." instead of random bytes
+	ZeroCopy        bool          // -Z: 3.12's sendfile path, which sends zeros
 
 	Dial        DialFunc       // default HostDial
 	DialUDP     DialFunc       // UDP streams; default HostDialUDP
+	SockOpts    SockOptFunc    // applies -w, -M, -N, -C to data streams; nil: they cannot be set
 	Clock       tcpip.Clock    // default tcpip.NewStdClock()
 	TCPInfo     TCPInfoFunc    // sender statistics; nil: none
 	Congestion  CongestionFunc // nil: congestion control not reported
@@ -87,6 +96,12 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	}
 	if o.Reverse && o.Bidir {
 		return o, fail(CodeReverseBidir, nil)
+	}
+	if o.Window < 0 || o.Window > maxTCPBuffer {
+		return o, fail(CodeBufSize, nil)
+	}
+	if o.MSS < 0 || o.MSS > maxMSS {
+		return o, fail(CodeMSS, nil)
 	}
 	var err error
 	if o.Interval, err = reportInterval(o.Interval, o.NoIntervals); err != nil {
@@ -230,7 +245,7 @@ func newClient(o ClientOptions) *client {
 	c.testRuntime = newRuntime(o.Sched, o.Clock, c.inbox.Post)
 	var out *printer
 	if !o.JSON {
-		out = &printer{w: o.Output}
+		out = &printer{w: o.Output, title: o.Title}
 	}
 	c.s = &session{
 		role: 'c', clock: o.Clock, out: out,
@@ -239,6 +254,8 @@ func newClient(o ClientOptions) *client {
 			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, BlockCount: o.Blocks, Parallel: o.Parallel,
 			Reverse: o.Reverse, Bidir: o.Bidir, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
 			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
+			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, Congestion: o.CongestionAlg, Title: o.Title,
+			Repeating: o.Repeating, ZeroCopy: o.ZeroCopy,
 		},
 		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo,
 	}
@@ -246,11 +263,16 @@ func newClient(o ClientOptions) *client {
 		c.s.senderHasRetrans = 1
 	}
 	c.s.res.Start.UDP = o.UDP
+	c.s.res.Start.SockBufsize = o.Window
+	c.s.res.Title = o.Title
 	c.s.res.Start.TargetBitrate = int64(o.Bandwidth)
 	return c
 }
 
 func (c *client) cleanup() {
+	if c.s.file != nil {
+		c.s.file.close()
+	}
 	if c.endTimer != nil {
 		c.endTimer.Stop()
 	}
@@ -273,6 +295,13 @@ func timestamp(t time.Time) Timestamp {
 
 func (c *client) run(ctx context.Context) error {
 	o, s := c.o, c.s
+	if o.File != "" {
+		f, err := openDiskFile(o.File)
+		if err != nil {
+			return err
+		}
+		s.file = f
+	}
 	c.wd = newWatchdog(o.Clock, o.IdleTimeout, c.closeAll, c.post)
 	dctx, cancel := c.dialContext(ctx)
 	ctrl, err := o.Dial(dctx, c.addr)
@@ -492,6 +521,9 @@ func (c *client) connectStreams(ctx context.Context) error {
 			return fail(CodeStreamConnect, err)
 		}
 		c.addConn(conn)
+		if err := applySockOpts(o.SockOpts, conn, s.params.sockOpts()); err != nil {
+			return err
+		}
 		if o.UDP {
 			if err := connectUDP(conn, o.Clock); err != nil {
 				return err
@@ -529,10 +561,8 @@ func (c *client) startTransfer() {
 	s := c.s
 	c.xfer = newTransfer(c.sched, c.post, s.params.sendLimit(), &c.wd.progress)
 	c.xfer.configure(s.params, s.clock)
-	c.payload = make([]byte, s.params.Len)
-	for i := range c.payload {
-		c.payload[i] = byte(c.rng.Uint32())
-	}
+	c.payload = newPayload(s.params, c.rng)
+	c.xfer.file = c.s.file
 	c.xfer.start(s.streams, c.payload, s.params.Len)
 }
 

@@ -18,6 +18,9 @@ const (
 	CodeInterval       Code = 9   // IEINTERVAL
 	CodeOmit           Code = 12  // IEOMIT
 	CodeUnimplemented  Code = 13  // IEUNIMP
+	CodeBufSize        Code = 8   // IEBUFSIZE
+	CodeMSS            Code = 10  // IEMSS
+	CodeFile           Code = 14  // IEFILE
 	CodeBurst          Code = 15  // IEBURST
 	CodeEndConditions  Code = 16  // IEENDCONDITIONS
 	CodeUDPBlockSize   Code = 20  // IEUDPBLOCKSIZE
@@ -40,7 +43,9 @@ const (
 	CodeClientTerm     Code = 119 // IECLIENTTERM
 	CodeServerTerm     Code = 120 // IESERVERTERM
 	CodeAccessDenied   Code = 121 // IEACCESSDENIED
+	CodeSetBuf         Code = 124 // IESETBUF
 	CodeProtocol       Code = 131 // IEPROTOCOL
+	CodeSetCongestion  Code = 134 // IESETCONGESTION
 	CodeNoMsg          Code = 144 // IENOMSG
 	CodeStreamConnect  Code = 203 // IESTREAMCONNECT
 	CodeStreamWrite    Code = 205 // IESTREAMWRITE
@@ -57,6 +62,11 @@ var codeText = map[Code]string{
 	CodeInterval:       "invalid report interval (min = 0.1, max = 60 seconds)",
 	CodeOmit:           fmt.Sprintf("bogus value for --omit (maximum = %d seconds)", maxOmit),
 	CodeUnimplemented:  "not implemented yet",
+	CodeBufSize:        fmt.Sprintf("socket buffer size too large (maximum = %d bytes)", maxTCPBuffer),
+	CodeMSS:            fmt.Sprintf("TCP MSS too large (maximum = %d bytes)", maxMSS),
+	CodeSetBuf:         "unable to set socket buffer size",
+	CodeSetCongestion:  "unable to set TCP_CONGESTION: Supplied congestion control algorithm not supported on this host",
+	CodeFile:           "unable to open -F file",
 	CodeBurst:          fmt.Sprintf("invalid burst count (maximum = %d)", maxBurst),
 	CodeEndConditions:  "only one test end condition (-t, -n, -k) may be specified",
 	CodeUDPBlockSize:   fmt.Sprintf("block size invalid (minimum = %d bytes, maximum = %d bytes)", minUDPBlockSize, maxUDPBlockSize),

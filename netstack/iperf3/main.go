@@ -23,6 +23,7 @@ type Env struct {
 	Clock      tcpip.Clock
 	TCPInfo    TCPInfoFunc
 	Congestion CongestionFunc
+	SockOpts   SockOptFunc // -w, -M, -N, -C on data streams
 	Stdout     io.Writer
 	Stderr     io.Writer
 	Seed       uint64     // 0: random
@@ -40,6 +41,7 @@ func HostEnv() Env {
 		Clock:      tcpip.NewStdClock(),
 		TCPInfo:    LinuxTCPInfo,
 		Congestion: LinuxCongestion,
+		SockOpts:   LinuxSockOpts,
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 	}
@@ -65,7 +67,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case ModeClient:
 		o := cfg.Client
 		o.Dial, o.DialUDP, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.DialUDP, env.Clock, env.TCPInfo, env.Congestion
-		o.Output, o.Seed, o.Sched = stdout, env.Seed, env.Sched
+		o.Output, o.Seed, o.Sched, o.SockOpts = stdout, env.Seed, env.Sched, env.SockOpts
 		if _, err := Run(ctx, o); err != nil {
 			if !o.JSON {
 				fmt.Fprintf(stderr, "iperf3: error - %s\n", err)
@@ -76,7 +78,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	default:
 		o := cfg.Server
 		o.Clock, o.ListenUDP, o.TCPInfo, o.Congestion = env.Clock, env.ListenUDP, env.TCPInfo, env.Congestion
-		o.Output, o.ErrOutput, o.Seed, o.Sched = stdout, stderr, env.Seed, env.Sched
+		o.Output, o.ErrOutput, o.Seed, o.Sched, o.SockOpts = stdout, stderr, env.Seed, env.Sched, env.SockOpts
 		if env.Listen == nil {
 			fmt.Fprintf(stderr, "iperf3: error - %s\n", fail(CodeAccept, fmt.Errorf("no listener available")))
 			return 1

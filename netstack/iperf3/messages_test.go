@@ -20,9 +20,11 @@ func TestParseParams(t *testing.T) {
 			testParams{Time: 5, Parallel: 3, Reverse: true, Len: 65536, GetServerOutput: true, Num: 1 << 20}, 0},
 		// Presence is what counts for booleans, as in get_parameters.
 		{`{"reverse":false}`, testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Reverse: true}, 0},
-		// Settings not applied here are ignored, not refused.
+		// Socket settings are taken; what is not applied (TOS) or unknown is ignored, not refused.
 		{`{"window":1000000,"MSS":1400,"nodelay":true,"bandwidth":1000,"TOS":16,"title":"x","extra":[1]}`,
-			testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Bandwidth: 1000}, 0},
+			testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Bandwidth: 1000, Window: 1000000, MSS: 1400, NoDelay: true, Title: "x"}, 0},
+		{`{"window":536870913}`, testParams{}, CodeBufSize},
+		{`{"MSS":9217}`, testParams{}, CodeMSS},
 		// UDP: the 3.12 client's keys (observed -u -b 100M -l 1472 --udp-counters-64bit).
 		{`{"udp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":1472,"bandwidth":100000000,"pacing_timer":1000,"udp_counters_64bit":1,"client_version":"3.12"}`,
 			testParams{Time: 2, Parallel: 1, Len: 1472, UDP: true, Bandwidth: 100000000, PacingTimer: 1000, Counters64: true, ClientVersion: "3.12"}, 0},

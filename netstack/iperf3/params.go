@@ -23,6 +23,13 @@ type testParams struct {
 	Burst       int    // -b RATE/BURST: datagrams or blocks per pacing round
 	PacingTimer int    // --pacing-timer, µs (default 1000)
 	Counters64  bool   // --udp-counters-64bit
+	Window      int    // -w: SO_SNDBUF/SO_RCVBUF of the data sockets
+	MSS         int    // -M
+	NoDelay     bool   // -N
+	Congestion  string // -C
+	Title       string // -T (JSON "title")
+	Repeating   bool   // --repeating-payload
+	ZeroCopy    bool   // -Z
 }
 
 // wireParams is the parameter JSON in the key order a 3.12 client uses
@@ -35,15 +42,22 @@ type wireParams struct {
 	Time            int    `json:"time"`
 	Num             uint64 `json:"num"`
 	BlockCount      uint64 `json:"blockcount"`
+	MSS             int    `json:"MSS,omitempty"`
+	NoDelay         bool   `json:"nodelay,omitempty"`
 	Parallel        int    `json:"parallel"`
 	Reverse         bool   `json:"reverse,omitempty"`
 	Bidir           bool   `json:"bidirectional,omitempty"`
+	Window          int    `json:"window,omitempty"`
 	Len             int    `json:"len"`
 	Bandwidth       uint64 `json:"bandwidth,omitempty"`
 	PacingTimer     int    `json:"pacing_timer"`
 	Burst           int    `json:"burst,omitempty"`
+	Title           string `json:"title,omitempty"`
+	Congestion      string `json:"congestion,omitempty"`
 	GetServerOutput int    `json:"get_server_output,omitempty"`
 	Counters64      int    `json:"udp_counters_64bit,omitempty"`
+	Repeating       int    `json:"repeating_payload,omitempty"`
+	ZeroCopy        int    `json:"zerocopy,omitempty"`
 	ClientVersion   string `json:"client_version"`
 }
 
@@ -52,12 +66,19 @@ func (p testParams) wire() wireParams {
 		TCP: !p.UDP, UDP: p.UDP, Omit: p.Omit, Time: p.Time, Num: p.Num, BlockCount: p.BlockCount,
 		Parallel: p.Parallel, Reverse: p.Reverse, Bidir: p.Bidir, Len: p.Len, Bandwidth: p.Bandwidth,
 		PacingTimer: p.pacingTimer(), Burst: p.Burst, ClientVersion: clientVersion,
+		Window: p.Window, MSS: p.MSS, NoDelay: p.NoDelay, Title: p.Title, Congestion: p.Congestion,
 	}
 	if p.GetServerOutput {
 		w.GetServerOutput = 1
 	}
 	if p.Counters64 {
 		w.Counters64 = 1
+	}
+	if p.Repeating {
+		w.Repeating = 1
+	}
+	if p.ZeroCopy {
+		w.ZeroCopy = 1
 	}
 	return w
 }
@@ -81,6 +102,9 @@ func parseParams(body []byte) (testParams, error) {
 	}
 	_, p.UDP = obj["udp"]
 	_, p.Counters64 = obj["udp_counters_64bit"]
+	_, p.NoDelay = obj["nodelay"]
+	_, p.Repeating = obj["repeating_payload"]
+	_, p.ZeroCopy = obj["zerocopy"]
 	_, p.Reverse = obj["reverse"]
 	_, p.Bidir = obj["bidirectional"]
 	if p.Reverse && p.Bidir {
@@ -103,6 +127,8 @@ func parseParams(body []byte) (testParams, error) {
 		{"bandwidth", 0, 1<<63 - 1, CodeRecvParams, func(v int64) { p.Bandwidth = uint64(v) }},
 		{"burst", 0, maxBurst, CodeBurst, func(v int64) { p.Burst = int(v) }},
 		{"pacing_timer", 0, maxPacingTimer, CodeRecvParams, func(v int64) { p.PacingTimer = int(v) }},
+		{"window", 0, maxTCPBuffer, CodeBufSize, func(v int64) { p.Window = int(v) }},
+		{"MSS", 0, maxMSS, CodeMSS, func(v int64) { p.MSS = int(v) }},
 	}
 	for _, f := range ints {
 		raw, ok := obj[f.key]
@@ -122,10 +148,16 @@ func parseParams(body []byte) (testParams, error) {
 	if p.UDP && (p.Len < minUDPBlockSize || p.Len > maxUDPBlockSize) {
 		return p, fail(CodeUDPBlockSize, fmt.Errorf("parameter \"len\" = %d", p.Len))
 	}
-	if raw, ok := obj["client_version"]; ok {
-		var s string
-		if err := json.Unmarshal(raw, &s); err == nil && len(s) <= 64 {
-			p.ClientVersion = s
+	for _, f := range []struct {
+		key string
+		max int
+		dst *string
+	}{{"client_version", 64, &p.ClientVersion}, {"congestion", 64, &p.Congestion}, {"title", 1024, &p.Title}} {
+		if raw, ok := obj[f.key]; ok {
+			var s string
+			if err := json.Unmarshal(raw, &s); err == nil && len(s) <= f.max {
+				*f.dst = s
+			}
 		}
 	}
 	return p, nil

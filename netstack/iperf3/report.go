@@ -30,6 +30,7 @@ const (
 type printer struct {
 	w       io.Writer
 	capture *bytes.Buffer
+	title   string // -T: the client prefixes each print with "title:  "
 }
 
 func (p *printer) printf(format string, args ...any) {
@@ -37,6 +38,9 @@ func (p *printer) printf(format string, args ...any) {
 		return
 	}
 	s := fmt.Sprintf(format, args...)
+	if p.title != "" {
+		s = p.title + ":  " + s
+	}
 	_, _ = io.WriteString(p.w, s) // output trouble must not abort a test
 	if p.capture != nil && p.capture.Len()+len(s) <= MaxJSONLength/2 {
 		p.capture.WriteString(s)
@@ -299,6 +303,7 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 				formatBits(sendBW), reportSender)
 		}
 	}
+	s.diskFileLine(g, sent, received)
 	recvBW := rate(received, receiverTime)
 	receiver := EndStats{Socket: st.socket, End: receiverTime, Seconds: ownTime, Bytes: received,
 		BitsPerSecond: recvBW * 8, Sender: mustBeSender}

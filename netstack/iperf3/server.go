@@ -28,7 +28,10 @@ type ServerOptions struct {
 	Clock tcpip.Clock // default tcpip.NewStdClock()
 	// ListenUDP opens the UDP socket of a UDP test on the test's port;
 	// default HostListenUDP.
-	ListenUDP   func(ctx context.Context, port int) (net.PacketConn, error)
+	ListenUDP func(ctx context.Context, port int) (net.PacketConn, error)
+	// SockOpts applies a client's -w, -M, -N and -C to its data streams;
+	// nil: they are not applied.
+	SockOpts    SockOptFunc
 	TCPInfo     TCPInfoFunc    // sender statistics (reverse tests); nil: none
 	Congestion  CongestionFunc // nil: congestion control not reported
 	Output      io.Writer      // text or JSON output; nil: discarded
@@ -439,6 +442,8 @@ func (t *serverTest) onParams(body []byte) error {
 		s.senderHasRetrans = 1
 	}
 	s.res.Start.UDP = p.UDP
+	s.res.Start.SockBufsize = p.Window
+	s.res.Title = p.Title
 	s.res.Start.TargetBitrate = int64(p.Bandwidth)
 	if p.UDP {
 		if err := t.listenUDP(); err != nil {
@@ -513,6 +518,7 @@ func (t *serverTest) admitStream(cr cookieResult) error {
 		return nil
 	}
 	s := t.s
+	t.setSockOpts(cr.conn)
 	s.addStream(cr.conn, s.nextSender())
 	if s.congestion == "" && t.o.Congestion != nil {
 		s.congestion = t.o.Congestion(cr.conn)
@@ -556,10 +562,7 @@ func (t *serverTest) startTest() error {
 	if t.udp != nil {
 		t.udp.counting.Store(true)
 	}
-	payload := make([]byte, s.params.Len)
-	for i := range payload {
-		payload[i] = byte(t.srv.rng.Uint32())
-	}
+	payload := newPayload(s.params, t.srv.rng)
 	t.xfer.start(s.streams, payload, s.params.Len)
 	t.phase = srvRunning
 	return nil
@@ -726,4 +729,19 @@ func (t *serverTest) onUDPSetup(m udpSetup) error {
 		return t.startTest()
 	}
 	return nil
+}
+
+// setSockOpts applies the client's -w, -M, -N and -C to a data stream. Like
+// 3.12 the server only warns about a congestion control it lacks.
+func (t *serverTest) setSockOpts(c net.Conn) {
+	o := t.s.params.sockOpts()
+	err := applySockOpts(t.o.SockOpts, c, o)
+	if CodeOf(err) == CodeSetCongestion {
+		fmt.Fprintf(t.o.ErrOutput, "warning: TCP congestion control algorithm not supported\n")
+		o.Congestion = ""
+		err = applySockOpts(t.o.SockOpts, c, o)
+	}
+	if err != nil {
+		fmt.Fprintf(t.o.ErrOutput, "warning: %v\n", err)
+	}
 }

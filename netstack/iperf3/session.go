@@ -31,6 +31,7 @@ type session struct {
 	streams          []*stream
 	omitting         bool
 	peer             *PeerResults
+	file             *diskFile // client -F
 }
 
 type stream struct {

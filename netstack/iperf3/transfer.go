@@ -39,6 +39,7 @@ type transfer struct {
 	clock      tcpip.Clock
 	pacing     pacing
 	counters64 bool
+	file       *diskFile // -F: blocks start with the file's next bytes
 }
 
 func newTransfer(sched coop.Sched, post func(any), limit uint64, progress *atomic.Uint64) *transfer {
@@ -84,7 +85,13 @@ func (t *transfer) send(st *stream, payload []byte) {
 	defer t.senderDone()
 	size := uint64(len(payload))
 	w := t.sched.NewWaker()
+	if t.file != nil {
+		payload = append([]byte(nil), payload...)
+	}
 	for !t.stop.Load() {
+		if t.file != nil && !t.file.fill(payload) {
+			return // end of file: the test ends (3.12 sets test->done)
+		}
 		if !t.pacing.green(st.moved.Load(), st.fixedStart, t.clock.NowMonotonic()) {
 			t.pace(w, t.pacing.timer) // -b: iperf3's throttle, as for UDP
 			continue

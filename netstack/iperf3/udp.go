@@ -220,6 +220,9 @@ func (t *transfer) sendUDP(st *stream, base []byte) {
 			if t.limit > 0 && t.reserved.Add(size)-size >= t.limit {
 				return
 			}
+			if t.file != nil && !t.file.fill(buf) {
+				return
+			}
 			putUDPHeader(buf, t.clock.NowMonotonic(), st.udp.nextSeq(), t.counters64)
 			n, err := st.conn.Write(buf)
 			if err != nil && !errors.Is(err, errNoBuffers) {

@@ -157,6 +157,7 @@ func (s *session) summarizeGroupUDP(g bool) {
 		if u.ooo > 0 {
 			s.out.printf(formatOutOfOrder, tag, 0.0, senderTime, u.ooo)
 		}
+		s.diskFileLine(g, u.sent, u.received)
 		if !(server && st.sender) {
 			recvBW := rate(u.received, receiverTime)
 			s.out.printf(formatUDP, st.socket, tag, 0.0, receiverTime, formatBytes(float64(u.received)), formatBits(recvBW),
