@@ -23,9 +23,10 @@ const (
 // for Mode; the transport, clock, statistics and output fields are left for
 // the caller to fill in. Server.Port is the port to listen on.
 type Config struct {
-	Mode   Mode
-	Client ClientOptions
-	Server ServerOptions
+	Mode    Mode
+	Client  ClientOptions
+	Server  ServerOptions
+	LogFile string // --logfile: output is appended to this file
 }
 
 // option describes one iperf3 flag this implementation accepts.
@@ -202,6 +203,73 @@ var options = []option{
 		c.Client.PacingTimer = int(n)
 		return nil
 	}},
+}
+
+// refusedOptions are 3.12 --help options that mean nothing on the emulated
+// board or are not built here; each is refused with its reason, never
+// silently ignored.
+var refusedOptions = []struct {
+	short  byte
+	long   string
+	takes  bool
+	reason string
+}{
+	{'f', "format", true, "only the adaptive units are printed"},
+	{'D', "daemon", false, "the board's iperf3 runs in the foreground of mesonemu"},
+	{'V', "verbose", false, "verbose output is not implemented"},
+	{'v', "version", false, "this is mesonemu's iperf3, wire-compatible with 3.12 (mesonemu --version)"},
+	{'d', "debug", false, "debug output is not implemented"},
+	{'h', "help", false, "see iperf3 3.12's --help; mesonemu's iperf3 takes its common options"},
+	{'B', "bind", true, "each emulated host has one address"},
+	{0, "bind-dev", true, "each emulated host has one interface"},
+	{'S', "tos", true, "IP TOS is not carried by the emulated stacks' sockets"},
+	{0, "dscp", true, "IP TOS is not carried by the emulated stacks' sockets"},
+	{'L', "flowlabel", true, "IPv6 is not available on the emulated hosts"},
+	{0, "extra-data", true, "extra JSON data is not implemented"},
+	{0, "timestamps", false, "line timestamps would be wall time; the run is in virtual time"},
+	{'A', "affinity", true, "the emulated board has one core"},
+	{0, "sctp", false, "the emulated stacks have no SCTP"},
+	{0, "nstreams", true, "the emulated stacks have no SCTP"},
+	{'X', "xbind", true, "the emulated stacks have no SCTP"},
+	{'I', "pidfile", true, "the board's iperf3 is not a separate process"},
+	{0, "fq-rate", true, "the emulated stacks have no fq pacing (3.12 without SO_MAX_PACING_RATE refuses it too)"},
+	{0, "no-fq-socket-pacing", false, "the emulated stacks have no fq pacing"},
+	{0, "dont-fragment", false, "IP_MTU_DISCOVER is not available on the emulated stacks"},
+	{0, "username", true, "authentication is not built (3.12 without OpenSSL lacks it too)"},
+	{0, "rsa-public-key-path", true, "authentication is not built"},
+	{0, "rsa-private-key-path", true, "authentication is not built"},
+	{0, "authorized-users-path", true, "authentication is not built"},
+	{0, "time-skew-threshold", true, "authentication is not built"},
+	{0, "idle-timeout", true, "not implemented (the server's idle timeout is 120 s of no progress)"},
+	{0, "rcv-timeout", true, "not implemented (a stalled test ends after 120 s)"},
+	{0, "snd-timeout", true, "TCP_USER_TIMEOUT is not implemented"},
+	{0, "server-bitrate-limit", true, "not implemented"},
+}
+
+func init() {
+	for _, r := range refusedOptions {
+		reason := r.reason
+		options = append(options, option{r.short, r.long, r.takes, 0, func(*Config, string) error {
+			return fmt.Errorf("not available here: %s", reason)
+		}})
+	}
+	options = append(options,
+		option{0, "bandwidth", true, ModeClient, findLong("bitrate").applies},
+		option{0, "linux-congestion", true, ModeClient, findLong("congestion").applies},
+		option{0, "forceflush", false, 0, nil}, // output is written as it is printed
+		option{0, "logfile", true, 0, func(c *Config, v string) error {
+			c.LogFile = v
+			return nil
+		}},
+		option{0, "connect-timeout", true, ModeClient, func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("bad --connect-timeout %q (milliseconds)", v)
+			}
+			c.Client.ConnectTimeout = time.Duration(n) * time.Millisecond
+			return nil
+		}},
+	)
 }
 
 // parseBitrate reads -b RATE[/BURST]: unit_atof_rate's suffixes are powers

@@ -44,6 +44,7 @@ type ClientOptions struct {
 	CongestionAlg   string        // -C: the data streams' congestion control
 	Title           string        // -T: prefix of every output line, JSON "title"
 	File            string        // -F: send this file's bytes
+	ConnectTimeout  time.Duration // --connect-timeout: the control connection's dial
 	Repeating       bool          // --repeating-payload: "0123456789..." instead of random bytes
 	ZeroCopy        bool          // -Z: 3.12's sendfile path, which sends zeros
 
@@ -303,6 +304,13 @@ func (c *client) run(ctx context.Context) error {
 		s.file = f
 	}
 	c.wd = newWatchdog(o.Clock, o.IdleTimeout, c.closeAll, c.post)
+	if o.ConnectTimeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		t := o.Clock.AfterFunc(o.ConnectTimeout, stop)
+		defer t.Stop()
+		defer stop()
+	}
 	dctx, cancel := c.dialContext(ctx)
 	ctrl, err := o.Dial(dctx, c.addr)
 	cancel()

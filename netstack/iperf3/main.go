@@ -63,6 +63,15 @@ func Main(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(stderr, "iperf3: parameter error - %s\nUsage: iperf3 [-s|-c host] [options]\n", err)
 		return 1
 	}
+	if cfg.LogFile != "" {
+		f, err := os.OpenFile(cfg.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "iperf3: error - unable to open log file: %s\n", unwrapPathError(err))
+			return 1
+		}
+		defer f.Close()
+		stdout = f
+	}
 	switch cfg.Mode {
 	case ModeClient:
 		o := cfg.Client
