@@ -14,6 +14,7 @@ import (
 	"gvisor.dev/gvisor/pkg/waiter"
 
 	"mesonemu/emu"
+	"mesonemu/netstack/iperf3"
 )
 
 // UDPConn is a UDP socket on a host for a program running as an engine task,
@@ -202,6 +203,19 @@ func (u *UDPConn) ReadFrom(b []byte) (int, net.Addr, error) {
 func (u *UDPConn) Read(b []byte) (int, error) {
 	n, _, err := u.ReadFrom(b)
 	return n, err
+}
+
+// DialUDPStream opens a UDP socket on c's host, connected to addr and bound
+// to the --cport in ctx: iperf3's UDP streams ride the stack of their
+// control connection (iperf3.UDPSockets).
+func (c *Conn) DialUDPStream(ctx context.Context, addr string) (net.Conn, error) {
+	p, _ := iperf3.LocalPort(ctx)
+	return c.h.DialUDP(ctx, uint16(p), addr)
+}
+
+// ListenUDPStream opens an iperf3 server's UDP socket on c's host.
+func (c *Conn) ListenUDPStream(_ context.Context, port int) (net.PacketConn, error) {
+	return c.h.ListenUDP(uint16(port))
 }
 
 // SetDeadline implements net.Conn and net.PacketConn on the virtual clock.

@@ -183,8 +183,7 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.ConnCongestion(o.CC),
 		SockOpts: netstack.SockOpts,
 		Stdout:   stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: b.Sched,
-		Listen:  func(_ context.Context, port int) (net.Listener, error) { return b.Board.Listen(uint16(port)) },
-		DialUDP: udpDial(b.Board), ListenUDP: udpListen(b.Board)}
+		Listen: func(_ context.Context, port int) (net.Listener, error) { return b.Board.Listen(uint16(port)) }}
 	run := &Iperf3Run{}
 	if cfg.Mode == iperf3.ModeClient {
 		ln, err := b.PC.Listen(uint16(portOr(cfg.Client.Port)))
@@ -193,7 +192,7 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 		}
 		b.Go("pc iperf3 -s", func() {
 			_ = iperf3.Serve(ctx, ln, iperf3.ServerOptions{Clock: b.Clock, TCPInfo: netstack.TCPInfo,
-				Congestion: netstack.ConnCongestion(o.CC), Seed: o.Sim.Seed + 101, Sched: b.Sched, ListenUDP: udpListen(b.PC),
+				Congestion: netstack.ConnCongestion(o.CC), Seed: o.Sim.Seed + 101, Sched: b.Sched,
 				SockOpts: netstack.SockOpts,
 				OnTest: func(r *iperf3.Result, _ error) {
 					if r != nil {
@@ -206,7 +205,7 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 			// Give the board's server a moment of virtual time to listen.
 			b.Sim.HW.M.Sleep(10 * emu.Millisecond)
 			_, _ = iperf3.Run(ctx, iperf3.ClientOptions{Host: o.BoardIP.Addr().String(), Port: portOr(cfg.Server.Port),
-				Dial: b.PC.Dial, DialUDP: udpDial(b.PC), Clock: b.Clock, Seed: o.Sim.Seed + 11, Sched: b.Sched})
+				Dial: b.PC.Dial, Clock: b.Clock, Seed: o.Sim.Seed + 11, Sched: b.Sched})
 		})
 	}
 	board := b.Go("board iperf3", func() { run.Code = iperf3.Main(ctx, args, env) })

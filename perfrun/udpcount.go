@@ -1,11 +1,9 @@
 package perfrun
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
-	"net"
 
 	"mesonemu/emu"
 	"mesonemu/netstack"
@@ -88,9 +86,12 @@ func (u *udpTap) tap(dir platform.Direction, _ emu.Time, frame []byte, res rgmii
 		u.due[i] = true
 	}
 	w.Frames++
-	if res.Changed() {
-		w.Damaged++
+	if res.Damaged() {
+		w.Damaged++ // the far MAC drops it for a bad FCS
 		return
+	}
+	if res.Changed() {
+		return // only the preamble was hit: received, but not a clean sample
 	}
 	if !u.lenKnown[i] {
 		w.FrameLen, u.lenKnown[i] = len(frame)-4, true // without the FCS
@@ -122,18 +123,6 @@ func (b *Bench) hostUDP(h *netstack.Host) HostUDP {
 		SendErrors: st.PacketSendErrors.Value(), PacketsReceived: st.PacketsReceived.Value(),
 		PacketsSent: st.PacketsSent.Value(),
 	}
-}
-
-// udpEnv gives the board's and the PC's iperf3 their UDP sockets.
-func udpDial(h *netstack.Host) iperf3.DialFunc {
-	return func(ctx context.Context, addr string) (net.Conn, error) {
-		p, _ := iperf3.LocalPort(ctx)
-		return h.DialUDP(ctx, uint16(p), addr)
-	}
-}
-
-func udpListen(h *netstack.Host) func(context.Context, int) (net.PacketConn, error) {
-	return func(_ context.Context, port int) (net.PacketConn, error) { return h.ListenUDP(uint16(port)) }
 }
 
 // writeUDPCounters prints the datagram counters of a UDP test: the wire's

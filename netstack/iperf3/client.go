@@ -49,7 +49,7 @@ type ClientOptions struct {
 	ZeroCopy        bool          // -Z: 3.12's sendfile path, which sends zeros
 
 	Dial        DialFunc       // default HostDial
-	DialUDP     DialFunc       // UDP streams; default HostDialUDP
+	DialUDP     DialFunc       // UDP streams; default: the control connection's stack (UDPSockets) or the host's
 	SockOpts    SockOptFunc    // applies -w, -M, -N, -C to data streams; nil: they cannot be set
 	Clock       tcpip.Clock    // default tcpip.NewStdClock()
 	TCPInfo     TCPInfoFunc    // sender statistics; nil: none
@@ -110,9 +110,6 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	}
 	if o.Dial == nil {
 		o.Dial = HostDial
-	}
-	if o.DialUDP == nil {
-		o.DialUDP = HostDialUDP
 	}
 	sharedDefaults(&o.Clock, &o.Output, &o.IdleTimeout, &o.Seed, &o.SystemInfo, &o.Sched)
 	return o, nil
@@ -520,7 +517,10 @@ func (c *client) connectStreams(ctx context.Context) error {
 		}
 		dial := o.Dial
 		if o.UDP {
-			dial = o.DialUDP
+			var err error
+			if dial, err = udpDialer(o.DialUDP, c.ctrl); err != nil {
+				return err
+			}
 		}
 		dctx, cancel := c.dialContext(dctx)
 		conn, err := dial(dctx, c.addr)

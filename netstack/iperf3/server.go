@@ -27,7 +27,7 @@ type ServerOptions struct {
 
 	Clock tcpip.Clock // default tcpip.NewStdClock()
 	// ListenUDP opens the UDP socket of a UDP test on the test's port;
-	// default HostListenUDP.
+	// default: the control connection's stack (UDPSockets) or the host's.
 	ListenUDP func(ctx context.Context, port int) (net.PacketConn, error)
 	// SockOpts applies a client's -w, -M, -N and -C to its data streams;
 	// nil: they are not applied.
@@ -58,9 +58,6 @@ func (o ServerOptions) withDefaults(ln net.Listener) (ServerOptions, error) {
 	}
 	if o.ErrOutput == nil {
 		o.ErrOutput = io.Discard
-	}
-	if o.ListenUDP == nil {
-		o.ListenUDP = HostListenUDP
 	}
 	sharedDefaults(&o.Clock, &o.Output, &o.IdleTimeout, &o.Seed, &o.SystemInfo, &o.Sched)
 	return o, nil
@@ -704,7 +701,11 @@ func (t *serverTest) terminate(cause error) error {
 // listenUDP opens the test's UDP socket before CREATE_STREAMS (iperf3
 // binds it on the control port's number).
 func (t *serverTest) listenUDP() error {
-	pc, err := t.o.ListenUDP(t.ctx, t.o.Port)
+	listen, err := udpListenerFor(t.o.ListenUDP, t.ctrl)
+	if err != nil {
+		return err
+	}
+	pc, err := listen(t.ctx, t.o.Port)
 	if err != nil {
 		return fail(CodeStreamConnect, fmt.Errorf("UDP listener on port %d: %w", t.o.Port, err))
 	}

@@ -305,6 +305,46 @@ func connectUDP(conn net.Conn, clock tcpip.Clock) error {
 	return fail(CodeStreamRead, errors.New("no UDP connect reply among the first datagrams"))
 }
 
+// UDPSockets is implemented by a control connection whose transport has UDP
+// sockets too (a netstack connection): a UDP test's streams then ride the
+// same stack as its control connection. Host TCP connections use the
+// host's UDP; any other transport must be given DialUDP / ListenUDP.
+type UDPSockets interface {
+	DialUDPStream(ctx context.Context, addr string) (net.Conn, error)
+	ListenUDPStream(ctx context.Context, port int) (net.PacketConn, error)
+}
+
+var errNoUDP = errors.New("this transport has no UDP sockets")
+
+// udpDialer picks the UDP dialer for a test whose control connection is
+// ctrl: the one given, the control connection's stack's, or the host's.
+func udpDialer(d DialFunc, ctrl net.Conn) (DialFunc, error) {
+	if d != nil {
+		return d, nil
+	}
+	switch c := ctrl.(type) {
+	case UDPSockets:
+		return c.DialUDPStream, nil
+	case *net.TCPConn:
+		return HostDialUDP, nil
+	}
+	return nil, fail(CodeProtocol, errNoUDP)
+}
+
+// udpListenerFor is udpDialer's twin for the server.
+func udpListenerFor(l func(context.Context, int) (net.PacketConn, error), ctrl net.Conn) (func(context.Context, int) (net.PacketConn, error), error) {
+	if l != nil {
+		return l, nil
+	}
+	switch c := ctrl.(type) {
+	case UDPSockets:
+		return c.ListenUDPStream, nil
+	case *net.TCPConn:
+		return HostListenUDP, nil
+	}
+	return nil, fail(CodeProtocol, errNoUDP)
+}
+
 // HostDialUDP dials UDP with the host's stack, binding LocalPort(ctx) if set.
 func HostDialUDP(ctx context.Context, addr string) (net.Conn, error) {
 	var d net.Dialer
