@@ -46,6 +46,15 @@ func SockOpts(c net.Conn, o iperf3.SocketOptions) error {
 	return nil
 }
 
+// SetSocketOptions is SockOpts for c (iperf3.SockOptSetter).
+func (c *Conn) SetSocketOptions(o iperf3.SocketOptions) error { return SockOpts(c, o) }
+
+// SetSocketOptions is SockOpts for u (iperf3.SockOptSetter).
+func (u *UDPConn) SetSocketOptions(o iperf3.SocketOptions) error { return SockOpts(u, o) }
+
+// CongestionName is the congestion control c runs (iperf3.CongestionNamer).
+func (c *Conn) CongestionName() string { return ConnCongestion("")(c) }
+
 // ConnCongestion names the congestion control a connection runs, or
 // fallback when it is not a connection on a host's stack.
 func ConnCongestion(fallback string) iperf3.CongestionFunc {

@@ -540,8 +540,8 @@ func (c *client) connectStreams(ctx context.Context) error {
 			return fail(CodeSendCookie, err)
 		}
 		s.addStream(conn, s.nextSender())
-		if s.congestion == "" && o.Congestion != nil {
-			s.congestion = o.Congestion(conn)
+		if s.congestion == "" {
+			s.congestion = congestionOf(o.Congestion, conn)
 		}
 	}
 	return nil

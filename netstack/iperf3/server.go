@@ -517,8 +517,8 @@ func (t *serverTest) admitStream(cr cookieResult) error {
 	s := t.s
 	t.setSockOpts(cr.conn)
 	s.addStream(cr.conn, s.nextSender())
-	if s.congestion == "" && t.o.Congestion != nil {
-		s.congestion = t.o.Congestion(cr.conn)
+	if s.congestion == "" {
+		s.congestion = congestionOf(t.o.Congestion, cr.conn)
 	}
 	if len(s.streams) == s.streamCount() {
 		return t.startTest()

@@ -31,10 +31,44 @@ const (
 	maxMSS       = 9 * 1024          // MAX_MSS
 )
 
+// SockOptSetter is implemented by connections that set their own options
+// (netstack's); with no SockOptFunc given, they are asked, and host sockets
+// get LinuxSockOpts.
+type SockOptSetter interface {
+	SetSocketOptions(SocketOptions) error
+}
+
+// CongestionNamer is implemented by connections that know their congestion
+// control (netstack's); it wins over a CongestionFunc.
+type CongestionNamer interface {
+	CongestionName() string
+}
+
+// congestionOf names c's congestion control.
+func congestionOf(f CongestionFunc, c net.Conn) string {
+	if n, ok := c.(CongestionNamer); ok {
+		return n.CongestionName()
+	}
+	if f != nil {
+		return f(c)
+	}
+	return ""
+}
+
 // applySockOpts sets a stream's options, mapping failures to iperf3's errors.
 func applySockOpts(f SockOptFunc, c net.Conn, o SocketOptions) error {
-	if f == nil || o.isZero() {
+	if o.isZero() {
 		return nil
+	}
+	if f == nil {
+		switch s := c.(type) {
+		case SockOptSetter:
+			f = func(net.Conn, SocketOptions) error { return s.SetSocketOptions(o) }
+		case *net.TCPConn, *net.UDPConn:
+			f = LinuxSockOpts
+		default:
+			return nil
+		}
 	}
 	err := f(c, o)
 	switch {
