@@ -66,6 +66,23 @@ var interopCases = []interopCase{
 	{"-F", []string{"-F", "@file"}, []string{"sum_received"}, false, 128 * 1024},
 }
 
+// interopNS is a test's namespace with the TAP, and its time bound.
+func interopNS(t *testing.T) (*netns, context.Context) {
+	ns := newNetns(t)
+	ns.addPersistentTAP(tapName)
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	t.Cleanup(cancel)
+	return ns, ctx
+}
+
+// boardOK fails the test on a board run that did not end well.
+func boardOK(t *testing.T, r *boardRun) {
+	t.Helper()
+	if r.err != nil || r.code != 0 {
+		t.Fatalf("board: exit %d, %v\n%s\n%s", r.code, r.err, r.stderr.String(), r.stdout.String())
+	}
+}
+
 // interopFile is a 2 MB random file for -F.
 func interopFile(t *testing.T) string {
 	t.Helper()
@@ -130,10 +147,7 @@ func TestInteropHostClientBoardServer(t *testing.T) {
 	file := interopFile(t)
 	for _, tc := range interopCases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNetns(t)
-			ns.addPersistentTAP(tapName)
-			ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-			defer cancel()
+			ns, ctx := interopNS(t)
 			var cout, cerr bytes.Buffer
 			var cliErr error
 			done := make(chan struct{})
@@ -144,9 +158,7 @@ func TestInteropHostClientBoardServer(t *testing.T) {
 				cliErr = cli.Run()
 			})
 			<-done
-			if r.err != nil || r.code != 0 {
-				t.Fatalf("board: exit %d, %v\n%s\n%s", r.code, r.err, r.stderr.String(), r.stdout.String())
-			}
+			boardOK(t, r)
 			if cliErr != nil {
 				t.Fatalf("Debian iperf3 client: %v\n%s\n%s", cliErr, cerr.String(), cout.String())
 			}
@@ -179,10 +191,7 @@ func TestInteropBoardClientHostServer(t *testing.T) {
 	file := interopFile(t)
 	for _, tc := range interopCases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNetns(t)
-			ns.addPersistentTAP(tapName)
-			ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-			defer cancel()
+			ns, ctx := interopNS(t)
 			srv := ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP)
 			var sout, serr bytes.Buffer
 			srv.Stdout, srv.Stderr = &sout, &serr
@@ -192,9 +201,7 @@ func TestInteropBoardClientHostServer(t *testing.T) {
 			ns.waitListening(ctx, 5201)
 			r := runBoard(ctx, ns, fixedBoard, "", append([]string{"-c", hostIP}, tc.argsWith(file)...), nil)
 			werr := srv.Wait()
-			if r.err != nil || r.code != 0 {
-				t.Fatalf("board: exit %d, %v\n%s\n%s", r.code, r.err, r.stderr.String(), r.stdout.String())
-			}
+			boardOK(t, r)
 			if werr != nil {
 				t.Fatalf("Debian iperf3 server: %v\n%s\n%s", werr, serr.String(), sout.String())
 			}

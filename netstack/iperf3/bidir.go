@@ -72,3 +72,14 @@ func (s *session) nextSender() bool {
 	first := len(s.streams) < s.params.Parallel
 	return first == (s.role == 'c')
 }
+
+// group is the streams of direction g, in order.
+func (s *session) group(g bool) []*stream {
+	var out []*stream
+	for _, st := range s.streams {
+		if st.sender == g {
+			out = append(out, st)
+		}
+	}
+	return out
+}

@@ -101,6 +101,17 @@ func (s *session) intervalHeader(st *stream, header string) {
 	}
 }
 
+// intervalStream is st's last interval as JSON, and its byte rate.
+func intervalStream(st *stream) (IntervalStream, float64) {
+	smp := st.last
+	dur, from, to := intervalTimes(st)
+	bw := rate(smp.bytes, dur)
+	return IntervalStream{
+		Socket: st.socket, Start: from, End: to, Seconds: dur, Bytes: smp.bytes,
+		BitsPerSecond: bw * 8, Omitted: smp.omitted, Sender: st.sender,
+	}, bw
+}
+
 // intervalTimes are an interval's length and its bounds since st's start.
 func intervalTimes(st *stream) (dur, from, to float64) {
 	smp := st.last
@@ -118,18 +129,11 @@ func (s *session) reportIntervalGroupTCP(g bool, iv *Interval) IntervalSum {
 		header = headerBWRetransCwnd
 	}
 	header = s.bidirHeader(header)
-	for _, st := range s.streams {
-		if st.sender != g {
-			continue
-		}
+	for _, st := range s.group(g) {
 		smp := st.last
 		s.intervalHeader(st, header)
-		dur, from, to := intervalTimes(st)
-		bw := rate(smp.bytes, dur)
-		is := IntervalStream{
-			Socket: st.socket, Start: from, End: to, Seconds: dur, Bytes: smp.bytes,
-			BitsPerSecond: bw * 8, Omitted: smp.omitted, Sender: st.sender,
-		}
+		is, bw := intervalStream(st)
+		from, to := is.Start, is.End
 		if s.senderHasRetrans == 1 && st.sender {
 			tcp := smp.tcp
 			is.IntervalTCPInfo = &tcp

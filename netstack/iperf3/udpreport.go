@@ -31,18 +31,11 @@ func (s *session) reportIntervalGroupUDP(g bool, iv *Interval) IntervalSum {
 	case s.sending:
 		header = headerUDPSender
 	}
-	for _, st := range s.streams {
-		if st.sender != g {
-			continue
-		}
+	for _, st := range s.group(g) {
 		smp := st.last
 		s.intervalHeader(st, header)
-		dur, from, to := intervalTimes(st)
-		bw := rate(smp.bytes, dur)
-		is := IntervalStream{
-			Socket: st.socket, Start: from, End: to, Seconds: dur, Bytes: smp.bytes,
-			BitsPerSecond: bw * 8, Omitted: smp.omitted, Sender: st.sender,
-		}
+		is, bw := intervalStream(st)
+		from, to := is.Start, is.End
 		u := smp.udp
 		if st.sender {
 			is.IntervalUDP = &IntervalUDP{Packets: u.packets}
@@ -128,10 +121,7 @@ func (s *session) summarizeGroupUDP(g bool) {
 	senderTime, receiverTime, _ := s.summaryTimes()
 	var total udpSummary
 	var totalPackets int64
-	for _, st := range s.streams {
-		if st.sender != g {
-			continue
-		}
+	for _, st := range s.group(g) {
 		u := s.udpStreamSummary(st)
 		total.sent += u.sent
 		total.received += u.received
