@@ -657,7 +657,8 @@ func (c *client) display() {
 			s.out.printf(reportServerOutput, res.ServerOutputText)
 		}
 	}
-	s.out.printf("\n%s", reportDone)
+	s.out.printf("\n")
+	s.out.printf("%s", reportDone)
 }
 
 // partialResults reports what was measured when a test is cut short.
