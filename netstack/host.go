@@ -12,6 +12,7 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
 	"gvisor.dev/gvisor/pkg/tcpip/stack"
 	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
+	"gvisor.dev/gvisor/pkg/tcpip/transport/udp"
 
 	"mesonemu/emu"
 	"mesonemu/netstack/linuxmodel"
@@ -124,7 +125,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	rng := newLockedSource(cfg.Seeded)
 	s := stack.New(stack.Options{
 		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol},
-		TransportProtocols: []stack.TransportProtocolFactory{tcp.NewProtocol},
+		TransportProtocols: []stack.TransportProtocolFactory{tcp.NewProtocol, udp.NewProtocol},
 		Clock:              h.clock,
 		RandSource:         rng,
 		// ISN and timestamp-offset secrets; the dispatcher's hash seed comes

@@ -2,7 +2,6 @@ package perfrun
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"time"
@@ -157,32 +156,56 @@ func (b *Bench) Close() {
 
 // RunIperf3 runs the board's iperf3 with iperf3's own arguments. The in-process
 // PC plays the other end: an iperf3 server when the board is the client, a
-// client (default 10 s test) when the board serves.
+// client (default 10 s test) when the board serves. After a UDP test the
+// datagram counters (the wire's losses beside their prediction, each host's
+// own drops) go to stderr.
 func RunIperf3(ctx context.Context, o Options, args []string, stdout, stderr io.Writer) (int, error) {
+	r, err := RunIperf3Counted(ctx, o, args, stdout, stderr)
+	if r == nil {
+		return 0, err
+	}
+	return r.Code, err
+}
+
+// RunIperf3Counted is RunIperf3 with its counters.
+func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, stderr io.Writer) (*Iperf3Run, error) {
 	cfg, err := iperf3.ParseArgs(args)
 	if err != nil {
-		return 0, fmt.Errorf("iperf3: %w", err)
+		// iperf3's own parameter error text and exit status, no board booted.
+		return &Iperf3Run{Code: iperf3.Main(ctx, args, iperf3.Env{Stdout: stdout, Stderr: stderr})}, nil
 	}
 	o, err = o.withDefaults()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
+	tap := &udpTap{}
+	o.Taps = append(o.Taps, tap.tap)
 	b, err := Start(ctx, o)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer b.Close()
-	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.Congestion(o.CC),
-		Stdout: stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: b.Sched,
+	tap.hw = b.Sim.HW
+	tap.budget[0], tap.budget[1], _ = b.Sim.HW.Budgets()
+	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.ConnCongestion(o.CC),
+		SockOpts: netstack.SockOpts,
+		Stdout:   stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: b.Sched,
 		Listen: func(_ context.Context, port int) (net.Listener, error) { return b.Board.Listen(uint16(port)) }}
+	run := &Iperf3Run{}
 	if cfg.Mode == iperf3.ModeClient {
 		ln, err := b.PC.Listen(uint16(portOr(cfg.Client.Port)))
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		b.Go("pc iperf3 -s", func() {
 			_ = iperf3.Serve(ctx, ln, iperf3.ServerOptions{Clock: b.Clock, TCPInfo: netstack.TCPInfo,
-				Congestion: netstack.Congestion(o.CC), Seed: o.Sim.Seed + 101, Sched: b.Sched})
+				Congestion: netstack.ConnCongestion(o.CC), Seed: o.Sim.Seed + 101, Sched: b.Sched,
+				SockOpts: netstack.SockOpts,
+				OnTest: func(r *iperf3.Result, _ error) {
+					if r != nil {
+						run.ServerDrops = r.UDPDrops
+					}
+				}})
 		})
 	} else {
 		b.Go("pc iperf3 -c", func() {
@@ -192,12 +215,17 @@ func RunIperf3(ctx context.Context, o Options, args []string, stdout, stderr io.
 				Dial: b.PC.Dial, Clock: b.Clock, Seed: o.Sim.Seed + 11, Sched: b.Sched})
 		})
 	}
-	code := 0
-	board := b.Go("board iperf3", func() { code = iperf3.Main(ctx, args, env) })
-	if err := b.RunWhile(ctx, func() bool { return !board.Done() }); err != nil {
-		return code, err
+	board := b.Go("board iperf3", func() { run.Code = iperf3.Main(ctx, args, env) })
+	err = b.RunWhile(ctx, func() bool { return !board.Done() })
+	m := b.Sim.HW.M
+	m.Lock()
+	run.BoardToPC, run.PCToBoard = tap.finish()
+	m.Unlock()
+	run.Board, run.PC = b.hostUDP(b.Board), b.hostUDP(b.PC)
+	if cfg.Mode == iperf3.ModeClient && cfg.Client.UDP && stderr != nil {
+		writeUDPCounters(stderr, run)
 	}
-	return code, nil
+	return run, err
 }
 
 func portOr(p int) int {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -22,9 +23,10 @@ const (
 // for Mode; the transport, clock, statistics and output fields are left for
 // the caller to fill in. Server.Port is the port to listen on.
 type Config struct {
-	Mode   Mode
-	Client ClientOptions
-	Server ServerOptions
+	Mode    Mode
+	Client  ClientOptions
+	Server  ServerOptions
+	LogFile string // --logfile: output is appended to this file
 }
 
 // option describes one iperf3 flag this implementation accepts.
@@ -81,6 +83,14 @@ var options = []option{
 		c.Client.Bytes = n
 		return nil
 	}},
+	{'k', "blockcount", true, ModeClient, func(c *Config, v string) error {
+		n, err := parseSize(v)
+		if err != nil {
+			return fmt.Errorf("bad block count %q: %w", v, err)
+		}
+		c.Client.Blocks = n
+		return nil
+	}},
 	{'P', "parallel", true, ModeClient, func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxStreams {
@@ -121,6 +131,190 @@ var options = []option{
 		c.Client.GetServerOutput = true
 		return nil
 	}},
+	{'w', "window", true, ModeClient, func(c *Config, v string) error {
+		n, err := parseSize(v)
+		if err != nil || n > maxTCPBuffer {
+			return errors.New(codeText[CodeBufSize])
+		}
+		c.Client.Window = int(n)
+		return nil
+	}},
+	{'M', "set-mss", true, ModeClient, func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxMSS {
+			return errors.New(codeText[CodeMSS])
+		}
+		c.Client.MSS = n
+		return nil
+	}},
+	{'N', "no-delay", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.NoDelay = true
+		return nil
+	}},
+	{'C', "congestion", true, ModeClient, func(c *Config, v string) error {
+		c.Client.CongestionAlg = v
+		return nil
+	}},
+	{'T', "title", true, ModeClient, func(c *Config, v string) error {
+		c.Client.Title = v
+		return nil
+	}},
+	{'4', "version4", false, 0, nil}, // the emulated hosts speak only IPv4
+	{'6', "version6", false, 0, func(*Config, string) error {
+		return errors.New("IPv6 is not available: the emulated hosts speak only IPv4")
+	}},
+	{'F', "file", true, ModeClient, func(c *Config, v string) error {
+		c.Client.File = v
+		return nil
+	}},
+	{0, "repeating-payload", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.Repeating = true
+		return nil
+	}},
+	{'Z', "zerocopy", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.ZeroCopy = true
+		return nil
+	}},
+	{0, "bidir", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.Bidir = true
+		return nil
+	}},
+	{'u', "udp", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.UDP = true
+		return nil
+	}},
+	{'b', "bitrate", true, ModeClient, func(c *Config, v string) error {
+		r, burst, err := parseBitrate(v)
+		if err != nil {
+			return err
+		}
+		c.Client.Bandwidth, c.Client.Burst, c.Client.BandwidthSet = r, burst, true
+		return nil
+	}},
+	{0, "udp-counters-64bit", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.Counters64 = true
+		return nil
+	}},
+	{0, "pacing-timer", true, ModeClient, func(c *Config, v string) error {
+		n, err := parseSize(v)
+		if err != nil || n < 1 || n > maxPacingTimer {
+			return fmt.Errorf("bad --pacing-timer %q (1..%d microseconds)", v, maxPacingTimer)
+		}
+		c.Client.PacingTimer = int(n)
+		return nil
+	}},
+}
+
+// refusedOptions are 3.12 --help options that mean nothing on the emulated
+// board or are not built here; each is refused with its reason, never
+// silently ignored.
+var refusedOptions = []struct {
+	short  byte
+	long   string
+	takes  bool
+	reason string
+}{
+	{'f', "format", true, "only the adaptive units are printed"},
+	{'D', "daemon", false, "the board's iperf3 runs in the foreground of mesonemu"},
+	{'V', "verbose", false, "verbose output is not implemented"},
+	{'v', "version", false, "this is mesonemu's iperf3, wire-compatible with 3.12 (mesonemu --version)"},
+	{'d', "debug", false, "debug output is not implemented"},
+	{'h', "help", false, "see iperf3 3.12's --help; mesonemu's iperf3 takes its common options"},
+	{'B', "bind", true, "each emulated host has one address"},
+	{0, "bind-dev", true, "each emulated host has one interface"},
+	{'S', "tos", true, "IP TOS is not carried by the emulated stacks' sockets"},
+	{0, "dscp", true, "IP TOS is not carried by the emulated stacks' sockets"},
+	{'L', "flowlabel", true, "IPv6 is not available on the emulated hosts"},
+	{0, "extra-data", true, "extra JSON data is not implemented"},
+	{0, "timestamps", false, "line timestamps would be wall time; the run is in virtual time"},
+	{'A', "affinity", true, "the emulated board has one core"},
+	{0, "sctp", false, "the emulated stacks have no SCTP"},
+	{0, "nstreams", true, "the emulated stacks have no SCTP"},
+	{'X', "xbind", true, "the emulated stacks have no SCTP"},
+	{'I', "pidfile", true, "the board's iperf3 is not a separate process"},
+	{0, "fq-rate", true, "the emulated stacks have no fq pacing (3.12 without SO_MAX_PACING_RATE refuses it too)"},
+	{0, "no-fq-socket-pacing", false, "the emulated stacks have no fq pacing"},
+	{0, "dont-fragment", false, "IP_MTU_DISCOVER is not available on the emulated stacks"},
+	{0, "username", true, "authentication is not built (3.12 without OpenSSL lacks it too)"},
+	{0, "rsa-public-key-path", true, "authentication is not built"},
+	{0, "rsa-private-key-path", true, "authentication is not built"},
+	{0, "authorized-users-path", true, "authentication is not built"},
+	{0, "time-skew-threshold", true, "authentication is not built"},
+	{0, "idle-timeout", true, "not implemented (the server's idle timeout is 120 s of no progress)"},
+	{0, "rcv-timeout", true, "not implemented (a stalled test ends after 120 s)"},
+	{0, "snd-timeout", true, "TCP_USER_TIMEOUT is not implemented"},
+	{0, "server-bitrate-limit", true, "not implemented"},
+}
+
+func init() {
+	for _, r := range refusedOptions {
+		reason := r.reason
+		options = append(options, option{r.short, r.long, r.takes, 0, func(*Config, string) error {
+			return fmt.Errorf("not available here: %s", reason)
+		}})
+	}
+	options = append(options,
+		option{0, "bandwidth", true, ModeClient, findLong("bitrate").applies},
+		option{0, "linux-congestion", true, ModeClient, findLong("congestion").applies},
+		option{0, "forceflush", false, 0, nil}, // output is written as it is printed
+		option{0, "logfile", true, 0, func(c *Config, v string) error {
+			c.LogFile = v
+			return nil
+		}},
+		option{0, "connect-timeout", true, ModeClient, func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("bad --connect-timeout %q (milliseconds)", v)
+			}
+			c.Client.ConnectTimeout = time.Duration(n) * time.Millisecond
+			return nil
+		}},
+	)
+}
+
+// parseBitrate reads -b RATE[/BURST]: unit_atof_rate's suffixes are powers
+// of 1000, and like C's atof it takes the number a value starts with (junk
+// reads as 0, unlimited). A burst must be 1..1000.
+func parseBitrate(v string) (rate uint64, burst int, err error) {
+	r, b, hasBurst := strings.Cut(v, "/")
+	if hasBurst {
+		burst, err = strconv.Atoi(strings.TrimSpace(b))
+		if err != nil || burst <= 0 || burst > maxBurst {
+			return 0, 0, errors.New(codeText[CodeBurst])
+		}
+	}
+	mult := 1.0
+	if r != "" {
+		switch r[len(r)-1] {
+		case 'k', 'K':
+			mult = 1e3
+		case 'm', 'M':
+			mult = 1e6
+		case 'g', 'G':
+			mult = 1e9
+		case 't', 'T':
+			mult = 1e12
+		}
+		if mult != 1 {
+			r = r[:len(r)-1]
+		}
+	}
+	f := leadingFloat(r) * mult
+	if math.IsNaN(f) || f < 0 || f >= math.Exp2(63) {
+		return 0, 0, fmt.Errorf("bad bitrate %q", v)
+	}
+	return uint64(f), burst, nil
+}
+
+// leadingFloat is atof: the longest prefix that is a number, else 0.
+func leadingFloat(s string) float64 {
+	s = strings.TrimLeft(s, " \t")
+	for n := len(s); n > 0; n-- {
+		if f, err := strconv.ParseFloat(s[:n], 64); err == nil {
+			return f
+		}
+	}
+	return 0
 }
 
 // parseSize reads iperf3's "#[KMGT]" sizes (unit_atoi: the suffixes are
@@ -171,90 +365,26 @@ func findLong(name string) *option {
 	return nil
 }
 
-// ParseArgs reads iperf3's own flag spellings: -s, -c host, -p, -t, -n,
-// -i, -P, -R, -l, -J, -O, -1, --cport, --get-server-output and their long
-// forms, with getopt's "-t5", "-sJ" and "--time=5" shapes. Unknown flags
-// make an error that names every one of them. The error texts are iperf3's
-// parameter errors.
+// use is one flag of a command line with its value.
+type use struct {
+	opt  *option
+	name string
+	val  string
+}
+
+// ParseArgs reads iperf3's own flag spellings (see options: -s, -c host, -p,
+// -t, -n, -i, -P, -R, -l, -J, -O, -1, -u, -b, --cport, --get-server-output,
+// --udp-counters-64bit, --pacing-timer and their long forms), with getopt's
+// "-t5", "-sJ" and "--time=5" shapes. Unknown flags make an error that names
+// every one of them. The error texts are iperf3's parameter errors.
 func ParseArgs(args []string) (Config, error) {
 	var cfg Config
-	type use struct {
-		opt  *option
-		name string
-		val  string
+	uses, err := tokenize(args)
+	if err != nil {
+		return cfg, err
 	}
-	var uses []use
-	var unknown []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		switch {
-		case strings.HasPrefix(arg, "--") && len(arg) > 2:
-			name, val, hasVal := strings.Cut(arg[2:], "=")
-			opt := findLong(name)
-			if opt == nil {
-				unknown = append(unknown, "--"+name)
-				continue
-			}
-			if opt.takes && !hasVal {
-				if i+1 >= len(args) {
-					return cfg, fmt.Errorf("option --%s requires an argument", name)
-				}
-				i++
-				val = args[i]
-			} else if !opt.takes && hasVal {
-				return cfg, fmt.Errorf("option --%s takes no argument", name)
-			}
-			uses = append(uses, use{opt, "--" + name, val})
-		case strings.HasPrefix(arg, "-") && len(arg) > 1:
-			for j := 1; j < len(arg); j++ {
-				opt := findShort(arg[j])
-				if opt == nil {
-					unknown = append(unknown, "-"+string(arg[j]))
-					continue
-				}
-				name := "-" + string(arg[j])
-				if !opt.takes {
-					uses = append(uses, use{opt, name, ""})
-					continue
-				}
-				val := arg[j+1:]
-				if val == "" {
-					if i+1 >= len(args) {
-						return cfg, fmt.Errorf("option %s requires an argument", name)
-					}
-					i++
-					val = args[i]
-				}
-				uses = append(uses, use{opt, name, val})
-				break
-			}
-		default:
-			return cfg, fmt.Errorf("unexpected argument %q", arg)
-		}
-	}
-	if len(unknown) > 0 {
-		return cfg, fmt.Errorf("unknown option(s): %s", strings.Join(unknown, ", "))
-	}
-
-	server, client := false, false
-	for _, u := range uses {
-		switch u.opt.long {
-		case "server":
-			server = true
-		case "client":
-			client = true
-			cfg.Client.Host = u.val
-		}
-	}
-	switch {
-	case server && client:
-		return cfg, errors.New("cannot be both server and client")
-	case server:
-		cfg.Mode = ModeServer
-	case client:
-		cfg.Mode = ModeClient
-	default:
-		return cfg, errors.New("must either be a client (-c) or server (-s)")
+	if cfg.Mode, cfg.Client.Host, err = role(uses); err != nil {
+		return cfg, err
 	}
 	timeSet := false
 	for _, u := range uses {
@@ -269,15 +399,129 @@ func ParseArgs(args []string) (Config, error) {
 		}
 		if u.opt.applies != nil {
 			if err := u.opt.applies(&cfg, u.val); err != nil {
+				if isCodeText(err.Error()) {
+					return cfg, err // 3.12's own words, as it prints them
+				}
 				return cfg, fmt.Errorf("%s: %w", u.name, err)
 			}
 		}
 	}
-	if cfg.Mode == ModeClient && timeSet && cfg.Client.Bytes > 0 {
-		return cfg, errors.New("only one test end condition (-t, -n, -k) may be specified")
+	if c := cfg.Client; cfg.Mode == ModeClient && ((timeSet && (c.Bytes > 0 || c.Blocks > 0)) || (c.Bytes > 0 && c.Blocks > 0)) {
+		return cfg, errors.New(codeText[CodeEndConditions])
+	}
+	if c := &cfg.Client; c.File != "" && !timeSet && c.Bytes == 0 && c.Blocks == 0 {
+		// 3.12: without an end condition -F sends the file's size.
+		if st, err := os.Stat(c.File); err == nil && st.Mode().IsRegular() {
+			c.Bytes = uint64(st.Size())
+		}
+	}
+	if cfg.Client.Reverse && cfg.Client.Bidir {
+		return cfg, errors.New(codeText[CodeReverseBidir])
+	}
+	if c := cfg.Client; c.UDP && c.BlockSize != 0 && (c.BlockSize < minUDPBlockSize || c.BlockSize > maxUDPBlockSize) {
+		return cfg, errors.New(codeText[CodeUDPBlockSize])
 	}
 	if cfg.Server.Port == 0 {
 		cfg.Client.Port, cfg.Server.Port = DefaultPort, DefaultPort
 	}
 	return cfg, nil
+}
+
+// role finds -s or -c HOST.
+func role(uses []use) (Mode, string, error) {
+	server, client, host := false, false, ""
+	for _, u := range uses {
+		switch u.opt.long {
+		case "server":
+			server = true
+		case "client":
+			client, host = true, u.val
+		}
+	}
+	switch {
+	case server && client:
+		return 0, "", errors.New("cannot be both server and client")
+	case server:
+		return ModeServer, "", nil
+	case client:
+		return ModeClient, host, nil
+	}
+	return 0, "", errors.New("must either be a client (-c) or server (-s)")
+}
+
+// tokenize splits a command line into flags and values, getopt's way.
+func tokenize(args []string) ([]use, error) {
+	var uses []use
+	var unknown []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case strings.HasPrefix(arg, "--") && len(arg) > 2:
+			name, val, hasVal := strings.Cut(arg[2:], "=")
+			opt := findLong(name)
+			if opt == nil {
+				unknown = append(unknown, "--"+name)
+				continue
+			}
+			if opt.takes && !hasVal {
+				if i+1 >= len(args) {
+					return nil, fmt.Errorf("option --%s requires an argument", name)
+				}
+				i++
+				val = args[i]
+			} else if !opt.takes && hasVal {
+				return nil, fmt.Errorf("option --%s takes no argument", name)
+			}
+			uses = append(uses, use{opt, "--" + name, val})
+		case strings.HasPrefix(arg, "-") && len(arg) > 1:
+			var err error
+			if uses, i, err = shortFlags(args, i, uses, &unknown); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("unexpected argument %q", arg)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("unknown option(s): %s", strings.Join(unknown, ", "))
+	}
+	return uses, nil
+}
+
+// shortFlags reads one "-xyz" word (and the next word if its last flag
+// takes a value), returning the index of the last word used.
+func shortFlags(args []string, i int, uses []use, unknown *[]string) ([]use, int, error) {
+	arg := args[i]
+	for j := 1; j < len(arg); j++ {
+		opt := findShort(arg[j])
+		if opt == nil {
+			*unknown = append(*unknown, "-"+string(arg[j]))
+			continue
+		}
+		name := "-" + string(arg[j])
+		if !opt.takes {
+			uses = append(uses, use{opt, name, ""})
+			continue
+		}
+		val := arg[j+1:]
+		if val == "" {
+			if i+1 >= len(args) {
+				return nil, i, fmt.Errorf("option %s requires an argument", name)
+			}
+			i++
+			val = args[i]
+		}
+		return append(uses, use{opt, name, val}), i, nil
+	}
+	return uses, i, nil
+}
+
+// isCodeText reports whether msg is one of iperf3's error texts.
+func isCodeText(msg string) bool {
+	for _, t := range codeText {
+		if t == msg {
+			return true
+		}
+	}
+	return false
 }

@@ -36,10 +36,10 @@ func TestParseArgs(t *testing.T) {
 		{"-c h -1", nil, "some option you are trying to set is server only (-1)"},
 		{"", nil, "must either be a client (-c) or server (-s)"},
 		{"-s -c h", nil, "cannot be both server and client"},
-		{"-c h -i 0.05", nil, "-i: invalid report interval (min = 0.1, max = 60 seconds)"},
+		{"-c h -i 0.05", nil, "invalid report interval (min = 0.1, max = 60 seconds)"},
 		{"-c h -t", nil, "option -t requires an argument"},
 		{"-c h extra", nil, `unexpected argument "extra"`},
-		{"-c h -P 0", nil, "-P: number of parallel streams too large (maximum = 128)"},
+		{"-c h -P 0", nil, "number of parallel streams too large (maximum = 128)"},
 		{"-c h -p 70000", nil, `-p: bad port number "70000"`},
 		{"-c h --json=1", nil, "option --json takes no argument"},
 	}

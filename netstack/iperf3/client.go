@@ -21,17 +21,36 @@ type ClientOptions struct {
 	Port            int           // -p, default 5201
 	Seconds         int           // -t; 0 means 10 unless Bytes is set
 	Bytes           uint64        // -n: stop after this many bytes (whole blocks)
+	Blocks          uint64        // -k: stop after this many blocks (UDP: datagrams)
 	Interval        time.Duration // -i; 0 means 1 s
 	NoIntervals     bool          // -i 0: only the final report
 	Parallel        int           // -P, default 1
 	Reverse         bool          // -R: the server sends
+	Bidir           bool          // --bidir: both send at once
 	BlockSize       int           // -l, default 131072
 	ClientPort      int           // --cport: data stream i binds ClientPort+i
 	Omit            int           // -O: seconds measured but left out
 	JSON            bool          // -J
 	GetServerOutput bool          // --get-server-output
+	UDP             bool          // -u
+	Bandwidth       uint64        // -b, bit/s per stream; UDP default 1 Mbit/s (1048576)
+	BandwidthSet    bool          // -b was given (-b 0 is unlimited)
+	Burst           int           // -b RATE/BURST
+	PacingTimer     int           // --pacing-timer, µs; default 1000
+	Counters64      bool          // --udp-counters-64bit
+	Window          int           // -w: SO_SNDBUF and SO_RCVBUF of the data sockets, both ends
+	MSS             int           // -M: TCP_MAXSEG
+	NoDelay         bool          // -N: TCP_NODELAY
+	CongestionAlg   string        // -C: the data streams' congestion control
+	Title           string        // -T: prefix of every output line, JSON "title"
+	File            string        // -F: send this file's bytes
+	ConnectTimeout  time.Duration // --connect-timeout: the control connection's dial
+	Repeating       bool          // --repeating-payload: "0123456789..." instead of random bytes
+	ZeroCopy        bool          // -Z: 3.12's sendfile path, which sends zeros
 
 	Dial        DialFunc       // default HostDial
+	DialUDP     DialFunc       // UDP streams; default: the control connection's stack (UDPSockets) or the host's
+	SockOpts    SockOptFunc    // applies -w, -M, -N, -C to data streams; nil: they cannot be set
 	Clock       tcpip.Clock    // default tcpip.NewStdClock()
 	TCPInfo     TCPInfoFunc    // sender statistics; nil: none
 	Congestion  CongestionFunc // nil: congestion control not reported
@@ -58,7 +77,7 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	if o.ClientPort < 0 || o.ClientPort > 65535 {
 		return o, fmt.Errorf("iperf3 client: --cport %d out of range", o.ClientPort)
 	}
-	if o.Seconds == 0 && o.Bytes == 0 {
+	if o.Seconds == 0 && o.Bytes == 0 && o.Blocks == 0 {
 		o.Seconds = 10
 	}
 	if o.Seconds < 0 || o.Seconds > maxDuration {
@@ -70,14 +89,20 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	if o.Parallel < 1 || o.Parallel > maxStreams {
 		return o, fail(CodeNumStreams, nil)
 	}
-	if o.BlockSize == 0 {
-		o.BlockSize = DefaultBlockSize
-	}
-	if o.BlockSize < 1 || o.BlockSize > maxBlockSize {
-		return o, fail(CodeBlockSize, nil)
+	if err := o.udpDefaults(); err != nil {
+		return o, err
 	}
 	if o.Omit < 0 || o.Omit > maxOmit {
 		return o, fail(CodeOmit, nil)
+	}
+	if o.Reverse && o.Bidir {
+		return o, fail(CodeReverseBidir, nil)
+	}
+	if o.Window < 0 || o.Window > maxTCPBuffer {
+		return o, fail(CodeBufSize, nil)
+	}
+	if o.MSS < 0 || o.MSS > maxMSS {
+		return o, fail(CodeMSS, nil)
 	}
 	var err error
 	if o.Interval, err = reportInterval(o.Interval, o.NoIntervals); err != nil {
@@ -88,6 +113,30 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	}
 	sharedDefaults(&o.Clock, &o.Output, &o.IdleTimeout, &o.Seed, &o.SystemInfo, &o.Sched)
 	return o, nil
+}
+
+// udpDefaults applies the block size and rate rules that differ for UDP: a
+// UDP block size of 0 is chosen from the control connection's MSS later.
+func (o *ClientOptions) udpDefaults() error {
+	if !o.BandwidthSet && o.Bandwidth == 0 && o.UDP {
+		o.Bandwidth = defaultUDPRate
+	}
+	if o.Burst < 0 || o.Burst > maxBurst {
+		return fail(CodeBurst, nil)
+	}
+	if o.PacingTimer < 0 {
+		return fail(CodeRecvParams, fmt.Errorf("--pacing-timer %d", o.PacingTimer))
+	}
+	switch {
+	case o.UDP && o.BlockSize != 0 && (o.BlockSize < minUDPBlockSize || o.BlockSize > maxUDPBlockSize):
+		return fail(CodeUDPBlockSize, nil)
+	case o.UDP:
+	case o.BlockSize == 0:
+		o.BlockSize = DefaultBlockSize
+	case o.BlockSize < 1 || o.BlockSize > maxBlockSize:
+		return fail(CodeBlockSize, nil)
+	}
+	return nil
 }
 
 // sharedDefaults fills the options client and server default alike: the
@@ -194,24 +243,34 @@ func newClient(o ClientOptions) *client {
 	c.testRuntime = newRuntime(o.Sched, o.Clock, c.inbox.Post)
 	var out *printer
 	if !o.JSON {
-		out = &printer{w: o.Output}
+		out = &printer{w: o.Output, title: o.Title}
 	}
 	c.s = &session{
 		role: 'c', clock: o.Clock, out: out,
 		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
 		params: testParams{
-			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, Parallel: o.Parallel,
-			Reverse: o.Reverse, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
+			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, BlockCount: o.Blocks, Parallel: o.Parallel,
+			Reverse: o.Reverse, Bidir: o.Bidir, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
+			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
+			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, Congestion: o.CongestionAlg, Title: o.Title,
+			Repeating: o.Repeating, ZeroCopy: o.ZeroCopy,
 		},
 		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo,
 	}
-	if c.s.sending && o.TCPInfo != nil {
+	if c.s.sending && o.TCPInfo != nil && !o.UDP {
 		c.s.senderHasRetrans = 1
 	}
+	c.s.res.Start.UDP = o.UDP
+	c.s.res.Start.SockBufsize = o.Window
+	c.s.res.Title = o.Title
+	c.s.res.Start.TargetBitrate = int64(o.Bandwidth)
 	return c
 }
 
 func (c *client) cleanup() {
+	if c.s.file != nil {
+		c.s.file.close()
+	}
 	if c.endTimer != nil {
 		c.endTimer.Stop()
 	}
@@ -234,7 +293,21 @@ func timestamp(t time.Time) Timestamp {
 
 func (c *client) run(ctx context.Context) error {
 	o, s := c.o, c.s
+	if o.File != "" {
+		f, err := openDiskFile(o.File)
+		if err != nil {
+			return err
+		}
+		s.file = f
+	}
 	c.wd = newWatchdog(o.Clock, o.IdleTimeout, c.closeAll, c.post)
+	if o.ConnectTimeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		t := o.Clock.AfterFunc(o.ConnectTimeout, stop)
+		defer t.Stop()
+		defer stop()
+	}
 	dctx, cancel := c.dialContext(ctx)
 	ctrl, err := o.Dial(dctx, c.addr)
 	cancel()
@@ -250,9 +323,18 @@ func (c *client) run(ctx context.Context) error {
 	if o.Reverse {
 		s.out.printf("Reverse mode, remote host %s is sending\n", o.Host)
 	}
+	mss := 0
 	if o.TCPInfo != nil {
 		if info, ok := o.TCPInfo(ctrl); ok {
-			s.res.Start.TCPMSSDefault = int(info.SndMSS)
+			mss = int(info.SndMSS)
+			s.res.Start.TCPMSSDefault = mss
+		}
+	}
+	if o.UDP && s.params.Len == 0 {
+		// iperf_connect: the control connection's MSS, else DEFAULT_UDP_BLKSIZE.
+		s.params.Len = defaultUDPBlkSize
+		if mss > 0 && mss <= maxUDPBlockSize {
+			s.params.Len = max(mss, minUDPBlockSize)
 		}
 	}
 	c.cookie = newCookie(c.rng)
@@ -428,24 +510,38 @@ func (c *client) onState(ctx context.Context, state int8) (done bool, err error)
 
 func (c *client) connectStreams(ctx context.Context) error {
 	o, s := c.o, c.s
-	for i := 0; i < o.Parallel; i++ {
+	for i := 0; i < s.streamCount(); i++ {
 		dctx := ctx
 		if o.ClientPort > 0 {
 			dctx = WithLocalPort(ctx, o.ClientPort+i)
 		}
+		dial := o.Dial
+		if o.UDP {
+			var err error
+			if dial, err = udpDialer(o.DialUDP, c.ctrl); err != nil {
+				return err
+			}
+		}
 		dctx, cancel := c.dialContext(dctx)
-		conn, err := o.Dial(dctx, c.addr)
+		conn, err := dial(dctx, c.addr)
 		cancel()
 		if err != nil {
 			return fail(CodeStreamConnect, err)
 		}
 		c.addConn(conn)
-		if _, err := conn.Write(c.cookie); err != nil {
+		if err := applySockOpts(o.SockOpts, conn, s.params.sockOpts()); err != nil {
+			return err
+		}
+		if o.UDP {
+			if err := connectUDP(conn, o.Clock); err != nil {
+				return err
+			}
+		} else if _, err := conn.Write(c.cookie); err != nil {
 			return fail(CodeSendCookie, err)
 		}
-		s.addStream(conn, s.sending)
-		if s.congestion == "" && o.Congestion != nil {
-			s.congestion = o.Congestion(conn)
+		s.addStream(conn, s.nextSender())
+		if s.congestion == "" {
+			s.congestion = congestionOf(o.Congestion, conn)
 		}
 	}
 	return nil
@@ -471,15 +567,10 @@ func (c *client) startTimers() {
 
 func (c *client) startTransfer() {
 	s := c.s
-	limit := uint64(0)
-	if s.params.Num > 0 {
-		limit = s.params.Num
-	}
-	c.xfer = newTransfer(c.sched, c.post, limit, &c.wd.progress)
-	c.payload = make([]byte, s.params.Len)
-	for i := range c.payload {
-		c.payload[i] = byte(c.rng.Uint32())
-	}
+	c.xfer = newTransfer(c.sched, c.post, s.params.sendLimit(), &c.wd.progress)
+	c.xfer.configure(s.params, s.clock)
+	c.payload = newPayload(s.params, c.rng)
+	c.xfer.file = c.s.file
 	c.xfer.start(s.streams, c.payload, s.params.Len)
 }
 
@@ -566,7 +657,8 @@ func (c *client) display() {
 			s.out.printf(reportServerOutput, res.ServerOutputText)
 		}
 	}
-	s.out.printf("\n%s", reportDone)
+	s.out.printf("\n")
+	s.out.printf("%s", reportDone)
 }
 
 // partialResults reports what was measured when a test is cut short.

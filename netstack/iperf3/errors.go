@@ -18,6 +18,13 @@ const (
 	CodeInterval       Code = 9   // IEINTERVAL
 	CodeOmit           Code = 12  // IEOMIT
 	CodeUnimplemented  Code = 13  // IEUNIMP
+	CodeBufSize        Code = 8   // IEBUFSIZE
+	CodeMSS            Code = 10  // IEMSS
+	CodeFile           Code = 14  // IEFILE
+	CodeBurst          Code = 15  // IEBURST
+	CodeEndConditions  Code = 16  // IEENDCONDITIONS
+	CodeUDPBlockSize   Code = 20  // IEUDPBLOCKSIZE
+	CodeReverseBidir   Code = 25  // IEREVERSEBIDIR
 	CodeConnect        Code = 103 // IECONNECT
 	CodeAccept         Code = 104 // IEACCEPT
 	CodeSendCookie     Code = 105 // IESENDCOOKIE
@@ -36,7 +43,9 @@ const (
 	CodeClientTerm     Code = 119 // IECLIENTTERM
 	CodeServerTerm     Code = 120 // IESERVERTERM
 	CodeAccessDenied   Code = 121 // IEACCESSDENIED
+	CodeSetBuf         Code = 124 // IESETBUF
 	CodeProtocol       Code = 131 // IEPROTOCOL
+	CodeSetCongestion  Code = 134 // IESETCONGESTION
 	CodeNoMsg          Code = 144 // IENOMSG
 	CodeStreamConnect  Code = 203 // IESTREAMCONNECT
 	CodeStreamWrite    Code = 205 // IESTREAMWRITE
@@ -53,6 +62,15 @@ var codeText = map[Code]string{
 	CodeInterval:       "invalid report interval (min = 0.1, max = 60 seconds)",
 	CodeOmit:           fmt.Sprintf("bogus value for --omit (maximum = %d seconds)", maxOmit),
 	CodeUnimplemented:  "not implemented yet",
+	CodeBufSize:        fmt.Sprintf("socket buffer size too large (maximum = %d bytes)", maxTCPBuffer),
+	CodeMSS:            fmt.Sprintf("TCP MSS too large (maximum = %d bytes)", maxMSS),
+	CodeSetBuf:         "unable to set socket buffer size",
+	CodeSetCongestion:  "unable to set TCP_CONGESTION: Supplied congestion control algorithm not supported on this host",
+	CodeFile:           "unable to open -F file",
+	CodeBurst:          fmt.Sprintf("invalid burst count (maximum = %d)", maxBurst),
+	CodeEndConditions:  "only one test end condition (-t, -n, -k) may be specified",
+	CodeUDPBlockSize:   fmt.Sprintf("block size invalid (minimum = %d bytes, maximum = %d bytes)", minUDPBlockSize, maxUDPBlockSize),
+	CodeReverseBidir:   "cannot be both reverse and bidirectional",
 	CodeConnect:        "unable to connect to server",
 	CodeAccept:         "unable to accept connection from client",
 	CodeSendCookie:     "unable to send cookie to server",

@@ -103,7 +103,10 @@ func TestServerRejectsHostileClients(t *testing.T) {
 		{"zero block length", paramsError(framed(`{"tcp":true,"len":0}`), CodeBlockSize), CodeBlockSize, nil},
 		{"duration -1 as 3.12 prints it", paramsError(framed(`{"tcp":true,"time":18446744073709551615}`), CodeDuration), CodeDuration, nil},
 		{"string as number", paramsError(framed(`{"tcp":true,"parallel":"x"}`), CodeRecvParams), CodeRecvParams, nil},
-		{"UDP", paramsError(framed(`{"udp":true}`), CodeProtocol), CodeProtocol, nil},
+		{"UDP block too long", paramsError(framed(`{"udp":true}`), CodeUDPBlockSize), CodeUDPBlockSize, nil},
+		{"UDP block too short for the header", paramsError(framed(`{"udp":true,"len":8}`), CodeUDPBlockSize), CodeUDPBlockSize, nil},
+		{"bidir with absurd stream counts", paramsError(framed(`{"tcp":true,"bidirectional":true,"parallel":1000000}`), CodeNumStreams), CodeNumStreams, nil},
+		{"bidir and reverse", paramsError(framed(`{"tcp":true,"bidirectional":true,"reverse":true}`), CodeReverseBidir), CodeReverseBidir, nil},
 		{"truncated then gone", func(t *testing.T, port int) {
 			ctrl := dialPeer(t, port)
 			ctrl.send(testCookie...)

@@ -18,9 +18,12 @@ import (
 type Env struct {
 	Dial       DialFunc
 	Listen     func(ctx context.Context, port int) (net.Listener, error)
+	DialUDP    DialFunc                                                    // nil: HostDialUDP
+	ListenUDP  func(ctx context.Context, port int) (net.PacketConn, error) // nil: HostListenUDP
 	Clock      tcpip.Clock
 	TCPInfo    TCPInfoFunc
 	Congestion CongestionFunc
+	SockOpts   SockOptFunc // -w, -M, -N, -C on data streams
 	Stdout     io.Writer
 	Stderr     io.Writer
 	Seed       uint64     // 0: random
@@ -38,6 +41,7 @@ func HostEnv() Env {
 		Clock:      tcpip.NewStdClock(),
 		TCPInfo:    LinuxTCPInfo,
 		Congestion: LinuxCongestion,
+		SockOpts:   LinuxSockOpts,
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 	}
@@ -59,11 +63,20 @@ func Main(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(stderr, "iperf3: parameter error - %s\nUsage: iperf3 [-s|-c host] [options]\n", err)
 		return 1
 	}
+	if cfg.LogFile != "" {
+		f, err := os.OpenFile(cfg.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "iperf3: error - unable to open log file: %s\n", unwrapPathError(err))
+			return 1
+		}
+		defer f.Close()
+		stdout = f
+	}
 	switch cfg.Mode {
 	case ModeClient:
 		o := cfg.Client
-		o.Dial, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.Clock, env.TCPInfo, env.Congestion
-		o.Output, o.Seed, o.Sched = stdout, env.Seed, env.Sched
+		o.Dial, o.DialUDP, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.DialUDP, env.Clock, env.TCPInfo, env.Congestion
+		o.Output, o.Seed, o.Sched, o.SockOpts = stdout, env.Seed, env.Sched, env.SockOpts
 		if _, err := Run(ctx, o); err != nil {
 			if !o.JSON {
 				fmt.Fprintf(stderr, "iperf3: error - %s\n", err)
@@ -73,8 +86,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return 0
 	default:
 		o := cfg.Server
-		o.Clock, o.TCPInfo, o.Congestion = env.Clock, env.TCPInfo, env.Congestion
-		o.Output, o.ErrOutput, o.Seed, o.Sched = stdout, stderr, env.Seed, env.Sched
+		o.Clock, o.ListenUDP, o.TCPInfo, o.Congestion = env.Clock, env.ListenUDP, env.TCPInfo, env.Congestion
+		o.Output, o.ErrOutput, o.Seed, o.Sched, o.SockOpts = stdout, stderr, env.Seed, env.Sched, env.SockOpts
 		if env.Listen == nil {
 			fmt.Fprintf(stderr, "iperf3: error - %s\n", fail(CodeAccept, fmt.Errorf("no listener available")))
 			return 1

@@ -15,14 +15,22 @@ func TestParseParams(t *testing.T) {
 		want testParams
 		code Code
 	}{
-		{goodParams, testParams{Time: 1, Parallel: 1, Len: 131072, ClientVersion: "3.12"}, 0},
+		{goodParams, testParams{Time: 1, Parallel: 1, Len: 131072, ClientVersion: "3.12", PacingTimer: 1000}, 0},
 		{`{"tcp":true,"time":5,"parallel":3,"reverse":true,"len":65536,"get_server_output":1,"num":1048576}`,
 			testParams{Time: 5, Parallel: 3, Reverse: true, Len: 65536, GetServerOutput: true, Num: 1 << 20}, 0},
 		// Presence is what counts for booleans, as in get_parameters.
 		{`{"reverse":false}`, testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Reverse: true}, 0},
-		// Settings not applied here are ignored, not refused.
+		// Socket settings are taken; what is not applied (TOS) or unknown is ignored, not refused.
 		{`{"window":1000000,"MSS":1400,"nodelay":true,"bandwidth":1000,"TOS":16,"title":"x","extra":[1]}`,
-			testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize}, 0},
+			testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Bandwidth: 1000, Window: 1000000, MSS: 1400, NoDelay: true, Title: "x"}, 0},
+		{`{"window":536870913}`, testParams{}, CodeBufSize},
+		{`{"MSS":9217}`, testParams{}, CodeMSS},
+		// UDP: the 3.12 client's keys (observed -u -b 100M -l 1472 --udp-counters-64bit).
+		{`{"udp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":1472,"bandwidth":100000000,"pacing_timer":1000,"udp_counters_64bit":1,"client_version":"3.12"}`,
+			testParams{Time: 2, Parallel: 1, Len: 1472, UDP: true, Bandwidth: 100000000, PacingTimer: 1000, Counters64: true, ClientVersion: "3.12"}, 0},
+		{`{"udp":true,"len":15}`, testParams{}, CodeUDPBlockSize},
+		{`{"udp":true,"len":65508}`, testParams{}, CodeUDPBlockSize},
+		{`{"udp":true,"len":1400,"burst":1001}`, testParams{}, CodeBurst},
 		{`{"omit":601}`, testParams{}, CodeOmit},
 		{`{"time":86401}`, testParams{}, CodeDuration},
 		{`{"parallel":0}`, testParams{}, CodeNumStreams},
@@ -30,7 +38,8 @@ func TestParseParams(t *testing.T) {
 		{`{"len":1048577}`, testParams{}, CodeBlockSize},
 		{`{"num":-5}`, testParams{}, CodeRecvParams},
 		{`{"sctp":true}`, testParams{}, CodeProtocol},
-		{`{"bidirectional":true}`, testParams{}, CodeUnimplemented},
+		{`{"bidirectional":true}`, testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Bidir: true}, 0},
+		{`{"bidirectional":true,"reverse":true}`, testParams{}, CodeReverseBidir},
 		{`{"time":null}`, testParams{}, CodeRecvParams},
 		{`{"time":true}`, testParams{}, CodeRecvParams},
 		{`"tcp"`, testParams{}, CodeRecvParams},

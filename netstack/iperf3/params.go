@@ -16,33 +16,69 @@ type testParams struct {
 	Len             int
 	GetServerOutput bool
 	ClientVersion   string
+
+	Bidir       bool   // "bidirectional": both directions at once
+	UDP         bool   // "udp": datagram streams
+	Bandwidth   uint64 // -b: bit/s per stream, 0 = unlimited
+	Burst       int    // -b RATE/BURST: datagrams or blocks per pacing round
+	PacingTimer int    // --pacing-timer, µs (default 1000)
+	Counters64  bool   // --udp-counters-64bit
+	Window      int    // -w: SO_SNDBUF/SO_RCVBUF of the data sockets
+	MSS         int    // -M
+	NoDelay     bool   // -N
+	Congestion  string // -C
+	Title       string // -T (JSON "title")
+	Repeating   bool   // --repeating-payload
+	ZeroCopy    bool   // -Z
 }
 
 // wireParams is the parameter JSON in the key order a 3.12 client uses
 // (observed: {"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,
 // "parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"}).
 type wireParams struct {
-	TCP             bool   `json:"tcp"`
+	TCP             bool   `json:"tcp,omitempty"`
+	UDP             bool   `json:"udp,omitempty"`
 	Omit            int    `json:"omit"`
 	Time            int    `json:"time"`
 	Num             uint64 `json:"num"`
 	BlockCount      uint64 `json:"blockcount"`
+	MSS             int    `json:"MSS,omitempty"`
+	NoDelay         bool   `json:"nodelay,omitempty"`
 	Parallel        int    `json:"parallel"`
 	Reverse         bool   `json:"reverse,omitempty"`
+	Bidir           bool   `json:"bidirectional,omitempty"`
+	Window          int    `json:"window,omitempty"`
 	Len             int    `json:"len"`
+	Bandwidth       uint64 `json:"bandwidth,omitempty"`
 	PacingTimer     int    `json:"pacing_timer"`
+	Burst           int    `json:"burst,omitempty"`
+	Title           string `json:"title,omitempty"`
+	Congestion      string `json:"congestion,omitempty"`
 	GetServerOutput int    `json:"get_server_output,omitempty"`
+	Counters64      int    `json:"udp_counters_64bit,omitempty"`
+	Repeating       int    `json:"repeating_payload,omitempty"`
+	ZeroCopy        int    `json:"zerocopy,omitempty"`
 	ClientVersion   string `json:"client_version"`
 }
 
 func (p testParams) wire() wireParams {
 	w := wireParams{
-		TCP: true, Omit: p.Omit, Time: p.Time, Num: p.Num, BlockCount: p.BlockCount,
-		Parallel: p.Parallel, Reverse: p.Reverse, Len: p.Len,
-		PacingTimer: 1000, ClientVersion: clientVersion,
+		TCP: !p.UDP, UDP: p.UDP, Omit: p.Omit, Time: p.Time, Num: p.Num, BlockCount: p.BlockCount,
+		Parallel: p.Parallel, Reverse: p.Reverse, Bidir: p.Bidir, Len: p.Len, Bandwidth: p.Bandwidth,
+		PacingTimer: p.pacingTimer(), Burst: p.Burst, ClientVersion: clientVersion,
+		Window: p.Window, MSS: p.MSS, NoDelay: p.NoDelay, Title: p.Title, Congestion: p.Congestion,
 	}
 	if p.GetServerOutput {
 		w.GetServerOutput = 1
+	}
+	if p.Counters64 {
+		w.Counters64 = 1
+	}
+	if p.Repeating {
+		w.Repeating = 1
+	}
+	if p.ZeroCopy {
+		w.ZeroCopy = 1
 	}
 	return w
 }
@@ -61,15 +97,19 @@ func parseParams(body []byte) (testParams, error) {
 		return testParams{}, fail(CodeRecvParams, fmt.Errorf("parameter JSON is not an object: %s", truncate(body, 32)))
 	}
 	p := testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize}
-	for _, key := range []string{"udp", "sctp"} {
-		if _, ok := obj[key]; ok {
-			return p, fail(CodeProtocol, fmt.Errorf("only TCP is implemented, client asked for %s", key))
-		}
+	if _, ok := obj["sctp"]; ok {
+		return p, fail(CodeProtocol, fmt.Errorf("only TCP and UDP are implemented, client asked for sctp"))
 	}
-	if _, ok := obj["bidirectional"]; ok {
-		return p, fail(CodeUnimplemented, fmt.Errorf("bidirectional mode"))
-	}
+	_, p.UDP = obj["udp"]
+	_, p.Counters64 = obj["udp_counters_64bit"]
+	_, p.NoDelay = obj["nodelay"]
+	_, p.Repeating = obj["repeating_payload"]
+	_, p.ZeroCopy = obj["zerocopy"]
 	_, p.Reverse = obj["reverse"]
+	_, p.Bidir = obj["bidirectional"]
+	if p.Reverse && p.Bidir {
+		return p, fail(CodeReverseBidir, nil)
+	}
 	_, p.GetServerOutput = obj["get_server_output"]
 
 	ints := []struct {
@@ -84,6 +124,11 @@ func parseParams(body []byte) (testParams, error) {
 		{"len", 1, maxBlockSize, CodeBlockSize, func(v int64) { p.Len = int(v) }},
 		{"num", 0, 1<<63 - 1, CodeRecvParams, func(v int64) { p.Num = uint64(v) }},
 		{"blockcount", 0, 1<<63 - 1, CodeRecvParams, func(v int64) { p.BlockCount = uint64(v) }},
+		{"bandwidth", 0, 1<<63 - 1, CodeRecvParams, func(v int64) { p.Bandwidth = uint64(v) }},
+		{"burst", 0, maxBurst, CodeBurst, func(v int64) { p.Burst = int(v) }},
+		{"pacing_timer", 0, maxPacingTimer, CodeRecvParams, func(v int64) { p.PacingTimer = int(v) }},
+		{"window", 0, maxTCPBuffer, CodeBufSize, func(v int64) { p.Window = int(v) }},
+		{"MSS", 0, maxMSS, CodeMSS, func(v int64) { p.MSS = int(v) }},
 	}
 	for _, f := range ints {
 		raw, ok := obj[f.key]
@@ -100,10 +145,19 @@ func parseParams(body []byte) (testParams, error) {
 		}
 		f.set(v)
 	}
-	if raw, ok := obj["client_version"]; ok {
-		var s string
-		if err := json.Unmarshal(raw, &s); err == nil && len(s) <= 64 {
-			p.ClientVersion = s
+	if p.UDP && (p.Len < minUDPBlockSize || p.Len > maxUDPBlockSize) {
+		return p, fail(CodeUDPBlockSize, fmt.Errorf("parameter \"len\" = %d", p.Len))
+	}
+	for _, f := range []struct {
+		key string
+		max int
+		dst *string
+	}{{"client_version", 64, &p.ClientVersion}, {"congestion", 64, &p.Congestion}, {"title", 1024, &p.Title}} {
+		if raw, ok := obj[f.key]; ok {
+			var s string
+			if err := json.Unmarshal(raw, &s); err == nil && len(s) <= f.max {
+				*f.dst = s
+			}
 		}
 	}
 	return p, nil
@@ -123,4 +177,12 @@ func (p testParams) sendLimit() uint64 {
 		}
 	}
 	return limit
+}
+
+// pacingTimer is the throttle's re-check period in µs (iperf3's default 1000).
+func (p testParams) pacingTimer() int {
+	if p.PacingTimer <= 0 {
+		return defaultPacingTimer
+	}
+	return p.PacingTimer
 }

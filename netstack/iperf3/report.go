@@ -30,6 +30,7 @@ const (
 type printer struct {
 	w       io.Writer
 	capture *bytes.Buffer
+	title   string // -T: the client prefixes each print with "title:  "
 }
 
 func (p *printer) printf(format string, args ...any) {
@@ -37,6 +38,9 @@ func (p *printer) printf(format string, args ...any) {
 		return
 	}
 	s := fmt.Sprintf(format, args...)
+	if p.title != "" {
+		s = p.title + ":  " + s
+	}
 	_, _ = io.WriteString(p.w, s) // output trouble must not abort a test
 	if p.capture != nil && p.capture.Len()+len(s) <= MaxJSONLength/2 {
 		p.capture.WriteString(s)
@@ -60,50 +64,84 @@ func omittedText(omitted bool) string {
 // reportInterval prints and records the interval every stream just closed
 // (iperf_print_intermediate). Like iperf3 it skips an interval shorter than
 // a tenth of the reporting interval in which nothing moved: the sliver
-// between the last report and the end of a test.
+// between the last report and the end of a test. With --bidir each
+// direction has its lines and its sum.
 func (s *session) reportInterval() {
-	if len(s.streams) == 0 {
-		return
-	}
-	keep := false
-	for _, st := range s.streams {
-		if st.last.end.Sub(st.last.start) >= s.interval/10 || st.last.bytes > 0 {
-			keep = true
-		}
-	}
-	if !keep {
+	if !s.intervalWorthReporting() {
 		return
 	}
 	var iv Interval
+	for _, g := range s.groups() {
+		var sum IntervalSum
+		if s.params.UDP {
+			sum = s.reportIntervalGroupUDP(g, &iv)
+		} else {
+			sum = s.reportIntervalGroupTCP(g, &iv)
+		}
+		if s.reverseGroup(g) {
+			iv.SumBidirReverse = &sum
+		} else {
+			iv.Sum = sum
+		}
+	}
+	s.res.Intervals = append(s.res.Intervals, iv)
+}
+
+// intervalHeader prints the header before the first interval, or the
+// separator between intervals of a -P test, when st is the first stream.
+func (s *session) intervalHeader(st *stream, header string) {
+	if st != s.streams[0] {
+		return
+	}
+	switch {
+	case st.last.first:
+		s.out.printf("%s", header)
+	case s.params.Parallel > 1:
+		s.out.printf("%s", lineSeparator)
+	}
+}
+
+// intervalStream is st's last interval as JSON, and its byte rate.
+func intervalStream(st *stream) (IntervalStream, float64) {
+	smp := st.last
+	dur, from, to := intervalTimes(st)
+	bw := rate(smp.bytes, dur)
+	return IntervalStream{
+		Socket: st.socket, Start: from, End: to, Seconds: dur, Bytes: smp.bytes,
+		BitsPerSecond: bw * 8, Omitted: smp.omitted, Sender: st.sender,
+	}, bw
+}
+
+// intervalTimes are an interval's length and its bounds since st's start.
+func intervalTimes(st *stream) (dur, from, to float64) {
+	smp := st.last
+	return secs(smp.end.Sub(smp.start)), secs(smp.start.Sub(st.start)), secs(smp.end.Sub(st.start))
+}
+
+// reportIntervalGroupTCP prints one direction's TCP interval lines, adds
+// its streams to iv and returns its sum.
+func (s *session) reportIntervalGroupTCP(g bool, iv *Interval) IntervalSum {
 	var sumBytes uint64
 	var sumRetrans int64
-	for i, st := range s.streams {
+	tag := s.tag(g)
+	header := headerBW
+	if s.senderHasRetrans == 1 {
+		header = headerBWRetransCwnd
+	}
+	header = s.bidirHeader(header)
+	for _, st := range s.group(g) {
 		smp := st.last
-		if i == 0 {
-			switch {
-			case smp.first && s.senderHasRetrans == 1:
-				s.out.printf("%s", headerBWRetransCwnd)
-			case smp.first:
-				s.out.printf("%s", headerBW)
-			case s.params.Parallel > 1:
-				s.out.printf("%s", lineSeparator)
-			}
-		}
-		dur := secs(smp.end.Sub(smp.start))
-		bw := rate(smp.bytes, dur)
-		from, to := secs(smp.start.Sub(st.start)), secs(smp.end.Sub(st.start))
-		is := IntervalStream{
-			Socket: st.socket, Start: from, End: to, Seconds: dur, Bytes: smp.bytes,
-			BitsPerSecond: bw * 8, Omitted: smp.omitted, Sender: st.sender,
-		}
+		s.intervalHeader(st, header)
+		is, bw := intervalStream(st)
+		from, to := is.Start, is.End
 		if s.senderHasRetrans == 1 && st.sender {
 			tcp := smp.tcp
 			is.IntervalTCPInfo = &tcp
-			s.out.printf(formatBWRetransCwnd, st.socket, "", from, to, formatBytes(float64(smp.bytes)),
+			s.out.printf(formatBWRetransCwnd, st.socket, tag, from, to, formatBytes(float64(smp.bytes)),
 				formatBits(bw), tcp.Retransmits, formatBytes(float64(tcp.SndCwnd)), omittedText(smp.omitted))
 			sumRetrans += int64(tcp.Retransmits)
 		} else {
-			s.out.printf(formatBW, st.socket, "", from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
+			s.out.printf(formatBW, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
 				omittedText(smp.omitted))
 		}
 		iv.Streams = append(iv.Streams, is)
@@ -111,150 +149,202 @@ func (s *session) reportInterval() {
 	}
 	first := s.streams[0]
 	smp := first.last
-	dur := secs(smp.end.Sub(smp.start))
+	dur, from, to := intervalTimes(first)
 	bw := rate(sumBytes, dur)
-	from, to := secs(smp.start.Sub(first.start)), secs(smp.end.Sub(first.start))
-	iv.Sum = IntervalSum{Start: from, End: to, Seconds: dur, Bytes: sumBytes, BitsPerSecond: bw * 8,
-		Omitted: smp.omitted, Sender: s.sending}
-	retransSum := s.senderHasRetrans == 1 && s.sending
+	sum := IntervalSum{Start: from, End: to, Seconds: dur, Bytes: sumBytes, BitsPerSecond: bw * 8,
+		Omitted: smp.omitted, Sender: g}
+	retransSum := s.senderHasRetrans == 1 && g
 	if retransSum {
-		iv.Sum.RetransmitCount = &RetransmitCount{Retransmits: sumRetrans}
+		sum.RetransmitCount = &RetransmitCount{Retransmits: sumRetrans}
 	}
 	if s.params.Parallel > 1 {
 		if retransSum {
-			s.out.printf(formatSumBWRetrans, "", from, to, formatBytes(float64(sumBytes)), formatBits(bw),
+			s.out.printf(formatSumBWRetrans, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw),
 				sumRetrans, omittedText(smp.omitted))
 		} else {
-			s.out.printf(formatSumBW, "", from, to, formatBytes(float64(sumBytes)), formatBits(bw),
+			s.out.printf(formatSumBW, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw),
 				omittedText(smp.omitted))
 		}
 	}
-	s.res.Intervals = append(s.res.Intervals, iv)
+	return sum
+}
+
+// intervalWorthReporting is false for no streams, or for the sliver at the
+// end of a test in which nothing moved.
+func (s *session) intervalWorthReporting() bool {
+	for _, st := range s.streams {
+		if st.last.end.Sub(st.last.start) >= s.interval/10 || st.last.bytes > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // summarize prints and records the whole-test summary (iperf_print_results).
 // The server leaves out the half it cannot know: its peer's sending or
-// receiving lines.
+// receiving lines. With --bidir each direction has its own lines and sums.
 func (s *session) summarize() {
-	retrans := s.senderHasRetrans != 0
-	s.out.printf("%s", lineSeparator)
-	if retrans {
-		s.out.printf("%s", headerBWRetrans)
-	} else {
-		s.out.printf("%s", headerBW)
-	}
 	end := &s.res.End
 	end.Streams = nil
-	mustBeSender := s.sending
-	server := s.role == 's'
-
-	var senderTime, receiverTime, ownTime float64
-	if len(s.streams) > 0 {
-		first := s.streams[0]
-		ownTime = secs(first.duration())
-		peerTime := 0.0
-		if first.hasPeer && first.peer.HasTimes {
-			peerTime = first.peer.EndTime - first.peer.StartTime
+	s.out.printf("%s", lineSeparator)
+	if s.params.UDP {
+		s.out.printf("%s", s.bidirHeader(headerUDP))
+		for _, g := range s.groups() {
+			s.summarizeGroupUDP(g)
 		}
-		if first.sender {
-			senderTime, receiverTime = ownTime, peerTime
-			if receiverTime == 0 {
-				receiverTime = senderTime
-			}
-		} else {
-			receiverTime, senderTime = ownTime, peerTime
-			if senderTime == 0 {
-				senderTime = receiverTime
-			}
-		}
+		end.CPUUtilizationPercent = s.cpuUtilization()
+		return
 	}
-
-	var totalSent, totalReceived uint64
-	var totalRetrans int64
-	for _, st := range s.streams {
-		var sent, received uint64
-		var streamRetrans int64
-		if st.sender {
-			sent = st.ownBytes()
-			received = st.peer.Bytes
-			streamRetrans = int64(st.tcp.retrans)
-		} else {
-			sent = st.peer.Bytes
-			received = st.ownBytes()
-			if st.hasPeer && st.peer.Retransmits > 0 {
-				streamRetrans = st.peer.Retransmits
-			}
-		}
-		totalSent += sent
-		totalReceived += received
-
-		sendBW := rate(sent, senderTime)
-		sender := EndStats{Socket: st.socket, End: senderTime, Seconds: senderTime, Bytes: sent,
-			BitsPerSecond: sendBW * 8, Sender: mustBeSender}
-		if retrans {
-			totalRetrans += streamRetrans
-			t := st.tcp
-			mean := uint32(0)
-			if t.countRTT > 0 {
-				mean = uint32(t.sumRTT / t.countRTT)
-			}
-			sender.SenderTCPInfo = &SenderTCPInfo{Retransmits: streamRetrans, MaxSndCwnd: t.maxCwnd,
-				MaxSndWnd: t.maxSndWnd, MaxRTT: t.maxRTT, MinRTT: t.minRTT, MeanRTT: mean}
-		}
-		if !(server && !st.sender) {
-			if retrans {
-				s.out.printf(formatBWRetrans, st.socket, "", 0.0, senderTime, formatBytes(float64(sent)),
-					formatBits(sendBW), streamRetrans, reportSender)
-			} else {
-				s.out.printf(formatBW, st.socket, "", 0.0, senderTime, formatBytes(float64(sent)),
-					formatBits(sendBW), reportSender)
-			}
-		}
-		recvBW := rate(received, receiverTime)
-		receiver := EndStats{Socket: st.socket, End: receiverTime, Seconds: ownTime, Bytes: received,
-			BitsPerSecond: recvBW * 8, Sender: mustBeSender}
-		if !(server && st.sender) {
-			s.out.printf(formatBW, st.socket, "", 0.0, receiverTime, formatBytes(float64(received)),
-				formatBits(recvBW), reportReceiver)
-		}
-		end.Streams = append(end.Streams, EndStream{Sender: sender, Receiver: receiver})
+	if s.senderHasRetrans != 0 || s.peerHasRetrans != 0 {
+		s.out.printf("%s", s.bidirHeader(headerBWRetrans))
+	} else {
+		s.out.printf("%s", s.bidirHeader(headerBW))
 	}
-
-	sendBW := rate(totalSent, senderTime)
-	end.SumSent = &EndSum{End: senderTime, Seconds: senderTime, Bytes: totalSent, BitsPerSecond: sendBW * 8,
-		Sender: mustBeSender}
-	if retrans {
-		end.SumSent.RetransmitCount = &RetransmitCount{Retransmits: totalRetrans}
-	}
-	recvBW := rate(totalReceived, receiverTime)
-	end.SumReceived = &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: totalReceived,
-		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
-	if s.params.Parallel > 1 {
-		if !(server && !mustBeSender) {
-			if retrans {
-				s.out.printf(formatSumBWRetrans, "", 0.0, senderTime, formatBytes(float64(totalSent)),
-					formatBits(sendBW), totalRetrans, reportSender)
-			} else {
-				s.out.printf(formatSumBW, "", 0.0, senderTime, formatBytes(float64(totalSent)),
-					formatBits(sendBW), reportSender)
+	senderTime, receiverTime, ownTime := s.summaryTimes()
+	for _, g := range s.groups() {
+		retrans := s.senderHasRetrans != 0
+		if s.params.Bidir && !g {
+			retrans = s.peerHasRetrans != 0
+		}
+		var tot tcpTotalsSum
+		for _, st := range s.streams {
+			if st.sender == g {
+				end.Streams = append(end.Streams, s.summarizeStreamTCP(st, g, retrans, senderTime, receiverTime, ownTime, &tot))
 			}
 		}
-		if !(server && mustBeSender) {
-			s.out.printf(formatSumBW, "", 0.0, receiverTime, formatBytes(float64(totalReceived)),
-				formatBits(recvBW), reportReceiver)
-		}
+		s.summarizeSumsTCP(g, tot, retrans, senderTime, receiverTime)
 	}
-
-	cpu := &CPUUtilization{}
+	end.CPUUtilizationPercent = s.cpuUtilization()
 	remoteCongestion := ""
 	if s.peer != nil {
-		cpu.RemoteTotal, cpu.RemoteUser, cpu.RemoteSystem = s.peer.CPUUtilTotal, s.peer.CPUUtilUser, s.peer.CPUUtilSystem
 		remoteCongestion = s.peer.CongestionUsed
 	}
-	end.CPUUtilizationPercent = cpu
-	if mustBeSender {
+	if s.sending {
 		end.SenderTCPCongestion, end.ReceiverTCPCongestion = s.congestion, remoteCongestion
 	} else {
 		end.SenderTCPCongestion, end.ReceiverTCPCongestion = remoteCongestion, s.congestion
+	}
+}
+
+// summaryTimes are the sender's and the receiver's test lengths (the peer's
+// from its results, this side's own if the peer sent none) and this side's.
+func (s *session) summaryTimes() (senderTime, receiverTime, ownTime float64) {
+	if len(s.streams) == 0 {
+		return 0, 0, 0
+	}
+	first := s.streams[0]
+	ownTime = secs(first.duration())
+	peerTime := 0.0
+	if first.hasPeer && first.peer.HasTimes {
+		peerTime = first.peer.EndTime - first.peer.StartTime
+	}
+	if first.sender {
+		senderTime, receiverTime = ownTime, peerTime
+		if receiverTime == 0 {
+			receiverTime = senderTime
+		}
+	} else {
+		receiverTime, senderTime = ownTime, peerTime
+		if senderTime == 0 {
+			senderTime = receiverTime
+		}
+	}
+	return senderTime, receiverTime, ownTime
+}
+
+// cpuUtilization is the end's CPU block: 0 here, the peer's as it said.
+func (s *session) cpuUtilization() *CPUUtilization {
+	cpu := &CPUUtilization{}
+	if s.peer != nil {
+		cpu.RemoteTotal, cpu.RemoteUser, cpu.RemoteSystem = s.peer.CPUUtilTotal, s.peer.CPUUtilUser, s.peer.CPUUtilSystem
+	}
+	return cpu
+}
+
+// tcpTotalsSum adds the streams of a TCP summary.
+type tcpTotalsSum struct {
+	sent, received uint64
+	retrans        int64
+}
+
+// summarizeStreamTCP prints one TCP stream's summary lines and returns its
+// JSON entry.
+func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, receiverTime, ownTime float64, tot *tcpTotalsSum) EndStream {
+	mustBeSender, server, tag := g, s.role == 's', s.tag(g)
+	var sent, received uint64
+	var streamRetrans int64
+	if st.sender {
+		sent, received = st.ownBytes(), st.peer.Bytes
+		streamRetrans = int64(st.tcp.retrans)
+	} else {
+		sent, received = st.peer.Bytes, st.ownBytes()
+		if st.hasPeer && st.peer.Retransmits > 0 {
+			streamRetrans = st.peer.Retransmits
+		}
+	}
+	tot.sent += sent
+	tot.received += received
+
+	sendBW := rate(sent, senderTime)
+	sender := EndStats{Socket: st.socket, End: senderTime, Seconds: senderTime, Bytes: sent,
+		BitsPerSecond: sendBW * 8, Sender: mustBeSender}
+	if retrans {
+		tot.retrans += streamRetrans
+		t := st.tcp
+		mean := uint32(0)
+		if t.countRTT > 0 {
+			mean = uint32(t.sumRTT / t.countRTT)
+		}
+		sender.SenderTCPInfo = &SenderTCPInfo{Retransmits: streamRetrans, MaxSndCwnd: t.maxCwnd,
+			MaxSndWnd: t.maxSndWnd, MaxRTT: t.maxRTT, MinRTT: t.minRTT, MeanRTT: mean}
+	}
+	if !(server && !st.sender) {
+		if retrans {
+			s.out.printf(formatBWRetrans, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
+				formatBits(sendBW), streamRetrans, reportSender)
+		} else {
+			s.out.printf(formatBW, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
+				formatBits(sendBW), reportSender)
+		}
+	}
+	s.diskFileLine(g, sent, received)
+	recvBW := rate(received, receiverTime)
+	receiver := EndStats{Socket: st.socket, End: receiverTime, Seconds: ownTime, Bytes: received,
+		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
+	if !(server && st.sender) {
+		s.out.printf(formatBW, st.socket, tag, 0.0, receiverTime, formatBytes(float64(received)),
+			formatBits(recvBW), reportReceiver)
+	}
+	return EndStream{Sender: sender, Receiver: receiver}
+}
+
+// summarizeSumsTCP records the end sums and prints them with -P > 1.
+func (s *session) summarizeSumsTCP(g bool, tot tcpTotalsSum, retrans bool, senderTime, receiverTime float64) {
+	mustBeSender, server, tag := g, s.role == 's', s.tag(g)
+	sendBW := rate(tot.sent, senderTime)
+	sumSent := &EndSum{End: senderTime, Seconds: senderTime, Bytes: tot.sent, BitsPerSecond: sendBW * 8,
+		Sender: mustBeSender}
+	if retrans {
+		sumSent.RetransmitCount = &RetransmitCount{Retransmits: tot.retrans}
+	}
+	recvBW := rate(tot.received, receiverTime)
+	sumReceived := &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: tot.received,
+		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
+	s.setEndSums(g, nil, sumSent, sumReceived)
+	if s.params.Parallel <= 1 {
+		return
+	}
+	if !(server && !mustBeSender) {
+		if retrans {
+			s.out.printf(formatSumBWRetrans, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
+				formatBits(sendBW), tot.retrans, reportSender)
+		} else {
+			s.out.printf(formatSumBW, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
+				formatBits(sendBW), reportSender)
+		}
+	}
+	if !(server && mustBeSender) {
+		s.out.printf(formatSumBW, tag, 0.0, receiverTime, formatBytes(float64(tot.received)),
+			formatBits(recvBW), reportReceiver)
 	}
 }

@@ -16,6 +16,7 @@ type Result struct {
 	Start     Start      `json:"start"`
 	Intervals []Interval `json:"intervals"`
 	End       End        `json:"end"`
+	Title     string     `json:"title,omitempty"` // -T
 	// Server output the client asked for with --get-server-output.
 	ServerOutputJSON json.RawMessage `json:"server_output_json,omitempty"`
 	ServerOutputText string          `json:"server_output_text,omitempty"`
@@ -24,6 +25,9 @@ type Result struct {
 	// Peer is what the other side reported in the results exchange (nil if
 	// the test ended before it).
 	Peer *PeerResults `json:"-"`
+	// UDPDrops, on a server's UDP test, counts the datagrams its socket
+	// received for no stream (a flood, early or late data, short headers).
+	UDPDrops *UDPDropCounts `json:"-"`
 }
 
 // Start is the "start" object. Client and server order its keys differently;
@@ -42,6 +46,8 @@ type Start struct {
 	SndbufActual       int
 	RcvbufActual       int
 	TestStart          *TestStart
+	// UDP leaves out tcp_mss_default, as a 3.12 UDP test does.
+	UDP bool
 }
 
 // Connected describes one data stream's addresses.
@@ -86,7 +92,7 @@ type clientStart struct {
 	Timestamp     Timestamp   `json:"timestamp"`
 	ConnectingTo  *Endpoint   `json:"connecting_to,omitempty"`
 	Cookie        string      `json:"cookie"`
-	TCPMSSDefault int         `json:"tcp_mss_default"`
+	TCPMSSDefault *int        `json:"tcp_mss_default,omitempty"`
 	TargetBitrate int64       `json:"target_bitrate"`
 	SockBufsize   int         `json:"sock_bufsize"`
 	SndbufActual  int         `json:"sndbuf_actual"`
@@ -104,7 +110,7 @@ type serverStart struct {
 	Timestamp          Timestamp   `json:"timestamp"`
 	AcceptedConnection *Endpoint   `json:"accepted_connection"`
 	Cookie             string      `json:"cookie"`
-	TCPMSSDefault      int         `json:"tcp_mss_default"`
+	TCPMSSDefault      *int        `json:"tcp_mss_default,omitempty"`
 	TargetBitrate      int64       `json:"target_bitrate"`
 	TestStart          *TestStart  `json:"test_start,omitempty"`
 }
@@ -123,18 +129,22 @@ func (s Start) MarshalJSON() ([]byte, error) {
 			SystemInfo string      `json:"system_info"`
 		}{connected, s.Version, s.SystemInfo})
 	}
+	mss := &s.TCPMSSDefault
+	if s.UDP {
+		mss = nil
+	}
 	if s.AcceptedConnection != nil {
 		return json.Marshal(serverStart{
 			Connected: connected, Version: s.Version, SystemInfo: s.SystemInfo,
 			SockBufsize: s.SockBufsize, SndbufActual: s.SndbufActual, RcvbufActual: s.RcvbufActual,
 			Timestamp: s.Timestamp, AcceptedConnection: s.AcceptedConnection, Cookie: s.Cookie,
-			TCPMSSDefault: s.TCPMSSDefault, TargetBitrate: s.TargetBitrate, TestStart: s.TestStart,
+			TCPMSSDefault: mss, TargetBitrate: s.TargetBitrate, TestStart: s.TestStart,
 		})
 	}
 	return json.Marshal(clientStart{
 		Connected: connected, Version: s.Version, SystemInfo: s.SystemInfo,
 		Timestamp: s.Timestamp, ConnectingTo: s.ConnectingTo, Cookie: s.Cookie,
-		TCPMSSDefault: s.TCPMSSDefault, TargetBitrate: s.TargetBitrate,
+		TCPMSSDefault: mss, TargetBitrate: s.TargetBitrate,
 		SockBufsize: s.SockBufsize, SndbufActual: s.SndbufActual, RcvbufActual: s.RcvbufActual,
 		TestStart: s.TestStart,
 	})
@@ -151,19 +161,25 @@ func (s *Start) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	c := v.clientStart
+	mss := 0
+	if c.TCPMSSDefault != nil {
+		mss = *c.TCPMSSDefault
+	}
 	*s = Start{
 		Connected: c.Connected, Version: c.Version, SystemInfo: c.SystemInfo, Timestamp: c.Timestamp,
 		ConnectingTo: c.ConnectingTo, AcceptedConnection: v.AcceptedConnection, Cookie: c.Cookie,
-		TCPMSSDefault: c.TCPMSSDefault, TargetBitrate: c.TargetBitrate, SockBufsize: c.SockBufsize,
+		TCPMSSDefault: mss, TargetBitrate: c.TargetBitrate, SockBufsize: c.SockBufsize,
 		SndbufActual: c.SndbufActual, RcvbufActual: c.RcvbufActual, TestStart: c.TestStart,
+		UDP: c.TCPMSSDefault == nil && c.TestStart != nil && c.TestStart.Protocol == "UDP",
 	}
 	return nil
 }
 
 // Interval is one reporting interval: every stream, then their sum.
 type Interval struct {
-	Streams []IntervalStream `json:"streams"`
-	Sum     IntervalSum      `json:"sum"`
+	Streams         []IntervalStream `json:"streams"`
+	Sum             IntervalSum      `json:"sum"`
+	SumBidirReverse *IntervalSum     `json:"sum_bidir_reverse,omitempty"` // --bidir: server -> client
 }
 
 // IntervalStream is one stream's share of an interval. Times are seconds
@@ -176,8 +192,18 @@ type IntervalStream struct {
 	Bytes         uint64  `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
 	*IntervalTCPInfo
+	*IntervalUDP
 	Omitted bool `json:"omitted"`
 	Sender  bool `json:"sender"`
+}
+
+// IntervalUDP is a UDP interval's datagram counts: a sender has only
+// packets (datagrams sent); a receiver also jitter and loss.
+type IntervalUDP struct {
+	JitterMs    *float64 `json:"jitter_ms,omitempty"`
+	LostPackets *int64   `json:"lost_packets,omitempty"`
+	Packets     int64    `json:"packets"`
+	LostPercent *float64 `json:"lost_percent,omitempty"`
 }
 
 // IntervalTCPInfo is present for sending streams when TCP statistics exist.
@@ -198,6 +224,7 @@ type IntervalSum struct {
 	Bytes         uint64  `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
 	*RetransmitCount
+	*IntervalUDP
 	Omitted bool `json:"omitted"`
 	Sender  bool `json:"sender"`
 }
@@ -209,18 +236,53 @@ type RetransmitCount struct {
 
 // End is the final summary.
 type End struct {
-	Streams               []EndStream     `json:"streams,omitempty"`
-	SumSent               *EndSum         `json:"sum_sent,omitempty"`
-	SumReceived           *EndSum         `json:"sum_received,omitempty"`
-	CPUUtilizationPercent *CPUUtilization `json:"cpu_utilization_percent,omitempty"`
-	SenderTCPCongestion   string          `json:"sender_tcp_congestion,omitempty"`
-	ReceiverTCPCongestion string          `json:"receiver_tcp_congestion,omitempty"`
+	Streams     []EndStream `json:"streams,omitempty"`
+	Sum         *EndSum     `json:"sum,omitempty"` // UDP only
+	SumSent     *EndSum     `json:"sum_sent,omitempty"`
+	SumReceived *EndSum     `json:"sum_received,omitempty"`
+	// --bidir: the server -> client direction's sums.
+	SumBidirReverse         *EndSum         `json:"sum_bidir_reverse,omitempty"` // UDP only
+	SumSentBidirReverse     *EndSum         `json:"sum_sent_bidir_reverse,omitempty"`
+	SumReceivedBidirReverse *EndSum         `json:"sum_received_bidir_reverse,omitempty"`
+	CPUUtilizationPercent   *CPUUtilization `json:"cpu_utilization_percent,omitempty"`
+	SenderTCPCongestion     string          `json:"sender_tcp_congestion,omitempty"`
+	ReceiverTCPCongestion   string          `json:"receiver_tcp_congestion,omitempty"`
 }
 
-// EndStream is one stream's sender and receiver view.
+// EndStream is one stream's sender and receiver view; a UDP stream has one
+// summary of both instead (3.12's "udp" object).
 type EndStream struct {
 	Sender   EndStats `json:"sender"`
 	Receiver EndStats `json:"receiver"`
+	UDP      *EndUDP  `json:"udp,omitempty"`
+}
+
+// MarshalJSON writes only "udp" for a UDP stream.
+func (e EndStream) MarshalJSON() ([]byte, error) {
+	if e.UDP != nil {
+		return json.Marshal(struct {
+			UDP *EndUDP `json:"udp"`
+		}{e.UDP})
+	}
+	type plain EndStream
+	return json.Marshal(plain(e))
+}
+
+// EndUDP is a UDP stream's summary: the sender's bytes and time, the
+// receiver's jitter and loss.
+type EndUDP struct {
+	Socket        int     `json:"socket"`
+	Start         float64 `json:"start"`
+	End           float64 `json:"end"`
+	Seconds       float64 `json:"seconds"`
+	Bytes         uint64  `json:"bytes"`
+	BitsPerSecond float64 `json:"bits_per_second"`
+	JitterMs      float64 `json:"jitter_ms"`
+	LostPackets   int64   `json:"lost_packets"`
+	Packets       int64   `json:"packets"`
+	LostPercent   float64 `json:"lost_percent"`
+	OutOfOrder    int64   `json:"out_of_order"`
+	Sender        bool    `json:"sender"`
 }
 
 // EndStats is a whole-test summary of one stream from one side.
@@ -254,7 +316,16 @@ type EndSum struct {
 	Bytes         uint64  `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
 	*RetransmitCount
+	*UDPSum
 	Sender bool `json:"sender"`
+}
+
+// UDPSum is what a UDP test's end sums add.
+type UDPSum struct {
+	JitterMs    float64 `json:"jitter_ms"`
+	LostPackets int64   `json:"lost_packets"`
+	Packets     int64   `json:"packets"`
+	LostPercent float64 `json:"lost_percent"`
 }
 
 // CPUUtilization is reported as zero locally: host CPU load says nothing

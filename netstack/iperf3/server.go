@@ -25,7 +25,13 @@ type ServerOptions struct {
 	Interval    time.Duration // -i; 0 means 1 s
 	NoIntervals bool          // -i 0
 
-	Clock       tcpip.Clock    // default tcpip.NewStdClock()
+	Clock tcpip.Clock // default tcpip.NewStdClock()
+	// ListenUDP opens the UDP socket of a UDP test on the test's port;
+	// default: the control connection's stack (UDPSockets) or the host's.
+	ListenUDP func(ctx context.Context, port int) (net.PacketConn, error)
+	// SockOpts applies a client's -w, -M, -N and -C to its data streams;
+	// nil: they are not applied.
+	SockOpts    SockOptFunc
 	TCPInfo     TCPInfoFunc    // sender statistics (reverse tests); nil: none
 	Congestion  CongestionFunc // nil: congestion control not reported
 	Output      io.Writer      // text or JSON output; nil: discarded
@@ -215,6 +221,7 @@ func (srv *server) runTest(ctx context.Context) (*Result, error) {
 	}
 	t.cleanup()
 	res := t.s.res
+	res.UDPDrops = t.udpDrops()
 	if err != nil {
 		res.Error = err.Error()
 	}
@@ -269,6 +276,9 @@ type serverTest struct {
 	nextSeq   int
 	arrived   map[int]cookieResult
 
+	udp *udpListener // UDP tests only
+	ctx context.Context
+
 	testRuntime
 }
 
@@ -292,9 +302,24 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 	return t
 }
 
-func (t *serverTest) cleanup() { t.shutdown() }
+func (t *serverTest) cleanup() {
+	if t.udp != nil {
+		t.udp.close()
+	}
+	t.shutdown()
+}
+
+// udpDrops is what a UDP test's socket received and counted for no stream
+// (nil for a TCP test).
+func (t *serverTest) udpDrops() *UDPDropCounts {
+	if t.udp == nil {
+		return nil
+	}
+	return t.udp.drops.counts()
+}
 
 func (t *serverTest) run(ctx context.Context) error {
+	t.ctx = ctx
 	t.wd = newWatchdog(t.o.Clock, t.o.IdleTimeout, t.closeAll, t.post)
 	t.reader = newCtrlReader(t.sched, t.ctrl, &t.wd.progress, t.post)
 	t.reader.request(readCookie)
@@ -323,6 +348,10 @@ func (t *serverTest) run(ctx context.Context) error {
 			t.srv.acceptErr = m.err // the next test reports it
 		case cookieResult:
 			if err := t.onStreamCookie(m); err != nil {
+				return err
+			}
+		case udpSetup:
+			if err := t.onUDPSetup(m); err != nil {
 				return err
 			}
 		case timersDue:
@@ -405,9 +434,18 @@ func (t *serverTest) onParams(body []byte) error {
 	}
 	s, o := t.s, t.o
 	s.params = p
-	s.sending = p.Reverse
-	if s.sending && o.TCPInfo != nil {
+	s.sending = p.Reverse || p.Bidir
+	if s.sending && o.TCPInfo != nil && !p.UDP {
 		s.senderHasRetrans = 1
+	}
+	s.res.Start.UDP = p.UDP
+	s.res.Start.SockBufsize = p.Window
+	s.res.Title = p.Title
+	s.res.Start.TargetBitrate = int64(p.Bandwidth)
+	if p.UDP {
+		if err := t.listenUDP(); err != nil {
+			return t.refuse(err)
+		}
 	}
 	if p.GetServerOutput && s.out != nil {
 		s.out.capture = new(bytes.Buffer)
@@ -429,7 +467,7 @@ func (t *serverTest) onParams(body []byte) error {
 // streams are being created it may be one (its cookie decides); otherwise
 // the server is busy.
 func (t *serverTest) onConnection(conn net.Conn) {
-	if t.phase != srvStreams || t.pending+len(t.arrived) >= t.s.params.Parallel+maxPendingStreams {
+	if t.phase != srvStreams || t.pending+len(t.arrived) >= t.s.streamCount()+maxPendingStreams {
 		deny(t.sched, conn)
 		return
 	}
@@ -477,11 +515,12 @@ func (t *serverTest) admitStream(cr cookieResult) error {
 		return nil
 	}
 	s := t.s
-	s.addStream(cr.conn, s.sending)
-	if s.congestion == "" && t.o.Congestion != nil {
-		s.congestion = t.o.Congestion(cr.conn)
+	t.setSockOpts(cr.conn)
+	s.addStream(cr.conn, s.nextSender())
+	if s.congestion == "" {
+		s.congestion = congestionOf(t.o.Congestion, cr.conn)
 	}
-	if len(s.streams) == s.params.Parallel {
+	if len(s.streams) == s.streamCount() {
 		return t.startTest()
 	}
 	return nil
@@ -516,10 +555,11 @@ func (t *serverTest) startTest() error {
 		limit = s.params.sendLimit()
 	}
 	t.xfer = newTransfer(t.sched, t.post, limit, &t.wd.progress)
-	payload := make([]byte, s.params.Len)
-	for i := range payload {
-		payload[i] = byte(t.srv.rng.Uint32())
+	t.xfer.configure(s.params, s.clock)
+	if t.udp != nil {
+		t.udp.counting.Store(true)
 	}
+	payload := newPayload(s.params, t.srv.rng)
 	t.xfer.start(s.streams, payload, s.params.Len)
 	t.phase = srvRunning
 	return nil
@@ -583,9 +623,15 @@ func (t *serverTest) endTest() error {
 	s := t.s
 	t.tl.stop()
 	t.xfer.stop.Store(true)
+	if t.udp != nil {
+		t.udp.counting.Store(false)
+	}
 	s.takeStats(s.clock.NowMonotonic(), true)
 	for _, st := range s.streams {
 		unblock(st.conn)
+	}
+	if t.udp != nil {
+		t.udp.close()
 	}
 	s.reportInterval()
 	s.summarize()
@@ -650,4 +696,53 @@ func (t *serverTest) terminate(cause error) error {
 	t.partialResults()
 	_ = writeState(t.ctrl, stateServerTerminate)
 	return fail(CodeServerTerm, cause)
+}
+
+// listenUDP opens the test's UDP socket before CREATE_STREAMS (iperf3
+// binds it on the control port's number).
+func (t *serverTest) listenUDP() error {
+	listen, err := udpListenerFor(t.o.ListenUDP, t.ctrl)
+	if err != nil {
+		return err
+	}
+	pc, err := listen(t.ctx, t.o.Port)
+	if err != nil {
+		return fail(CodeStreamConnect, fmt.Errorf("UDP listener on port %d: %w", t.o.Port, err))
+	}
+	clock := t.o.Clock
+	t.udp = newUDPListener(pc, t.post, t.s.streamCount(), t.s.params.Counters64,
+		func() float64 { return monoSeconds(clock.NowMonotonic()) }, &t.wd.progress)
+	t.sched.Go(t.udp.run)
+	return nil
+}
+
+// onUDPSetup admits a UDP stream; the test starts with the last one.
+func (t *serverTest) onUDPSetup(m udpSetup) error {
+	if t.phase != srvStreams {
+		return nil
+	}
+	s := t.s
+	st, err := t.udp.admit(m.addr, func(c net.Conn) *stream { return s.addStream(c, s.nextSender()) })
+	if err != nil {
+		return err
+	}
+	if st != nil && len(s.streams) == s.streamCount() {
+		return t.startTest()
+	}
+	return nil
+}
+
+// setSockOpts applies the client's -w, -M, -N and -C to a data stream. Like
+// 3.12 the server only warns about a congestion control it lacks.
+func (t *serverTest) setSockOpts(c net.Conn) {
+	o := t.s.params.sockOpts()
+	err := applySockOpts(t.o.SockOpts, c, o)
+	if CodeOf(err) == CodeSetCongestion {
+		fmt.Fprintf(t.o.ErrOutput, "warning: TCP congestion control algorithm not supported\n")
+		o.Congestion = ""
+		err = applySockOpts(t.o.SockOpts, c, o)
+	}
+	if err != nil {
+		fmt.Fprintf(t.o.ErrOutput, "warning: %v\n", err)
+	}
 }

@@ -24,12 +24,14 @@ type session struct {
 	// Retr/Cwnd columns and, on a receiving client, becomes the server's
 	// value once results are exchanged.
 	senderHasRetrans int
+	peerHasRetrans   int           // the peer's sender_has_retransmits, once exchanged (1 or 0)
 	interval         time.Duration // 0: no interval reports
 	tcpInfo          TCPInfoFunc
 	congestion       string // local congestion_used, "" if unknown
 	streams          []*stream
 	omitting         bool
 	peer             *PeerResults
+	file             *diskFile // client -F
 }
 
 type stream struct {
@@ -53,6 +55,14 @@ type stream struct {
 
 	peer    PeerStream
 	hasPeer bool
+
+	// UDP streams only (udp.go, udpreport.go).
+	udp         *udpCounters
+	viaListener bool                // a server stream: the listener counts its datagrams
+	fixedStart  tcpip.MonotonicTime // the throttle's start (never reset)
+	snapUDP     udpTotals           // at the last interval boundary
+	omitUDP     udpTotals           // when the omit period ended
+	finalUDP    udpTotals           // when the test ended
 }
 
 type sample struct {
@@ -61,6 +71,7 @@ type sample struct {
 	omitted    bool
 	first      bool
 	tcp        IntervalTCPInfo
+	udp        udpTotals // the interval's packets and lost; jitter at its end
 }
 
 type tcpTotals struct {
@@ -80,6 +91,9 @@ func secs(d time.Duration) float64 { return float64(d/time.Microsecond) / 1e6 }
 func (s *session) addStream(conn net.Conn, sender bool) *stream {
 	n := len(s.streams)
 	st := &stream{id: 1, sender: sender, conn: conn, socket: s.socketNumber(n)}
+	if s.params.UDP {
+		st.udp = &udpCounters{}
+	}
 	if n > 0 {
 		st.id = n + 2 // iperf3 numbers streams 1, 3, 4, 5, ...
 	}
@@ -131,17 +145,21 @@ func splitAddr(a net.Addr) (string, int) {
 // test_start.
 func (s *session) startTest(now tcpip.MonotonicTime) {
 	for _, st := range s.streams {
-		st.start, st.end = now, now
+		st.start, st.end, st.fixedStart = now, now, now
 	}
 	s.omitting = s.params.Omit > 0
 	reverse := 0
 	if s.params.Reverse {
 		reverse = 1
 	}
+	protocol := "TCP"
+	if s.params.UDP {
+		protocol = "UDP"
+	}
 	s.res.Start.TestStart = &TestStart{
-		Protocol: "TCP", NumStreams: s.params.Parallel, BlkSize: s.params.Len,
+		Protocol: protocol, NumStreams: s.params.Parallel, BlkSize: s.params.Len,
 		Omit: s.params.Omit, Duration: s.params.Time, Bytes: s.params.Num,
-		Blocks: s.params.BlockCount, Reverse: reverse,
+		Blocks: s.params.BlockCount, Reverse: reverse, TargetBitrate: int64(s.params.Bandwidth),
 	}
 }
 
@@ -160,6 +178,14 @@ func (s *session) takeStats(now tcpip.MonotonicTime, final bool) {
 		smp := sample{start: st.end, end: now, bytes: moved - st.snap, omitted: s.omitting, first: st.samples == 0}
 		if s.senderHasRetrans == 1 && st.sender {
 			smp.tcp = s.sampleTCP(st)
+		}
+		if st.udp != nil {
+			u := st.udp.totals(st.sender)
+			if final {
+				st.finalUDP = u
+			}
+			smp.udp = udpTotals{packets: u.packets - st.snapUDP.packets, lost: u.lost - st.snapUDP.lost, jitter: u.jitter}
+			st.snapUDP = u
 		}
 		st.last = smp
 		st.samples++
@@ -213,7 +239,22 @@ func (s *session) endOmit(now tcpip.MonotonicTime) {
 			}
 		}
 		st.tcp.retrans = 0
+		if st.udp != nil {
+			st.omitUDP = st.udp.totals(st.sender)
+			st.snapUDP = st.omitUDP
+			st.udp.resetJitter()
+		}
 	}
+}
+
+// ownUDP is this side's datagram count, lost, out-of-order and jitter, at
+// the end of the test once it ended (raw: the omit period included, as
+// 3.12 exchanges them).
+func (st *stream) ownUDP() udpTotals {
+	if st.frozen {
+		return st.finalUDP
+	}
+	return st.udp.totals(st.sender)
 }
 
 // ownBytes is what this side moved on st after the omit period.
@@ -239,10 +280,15 @@ func (s *session) localResults() PeerResults {
 		if st.sender && s.senderHasRetrans == 1 {
 			retrans = int64(st.tcp.retrans)
 		}
-		r.Streams = append(r.Streams, PeerStream{
+		ps := PeerStream{
 			ID: st.id, Bytes: st.ownBytes(), Retransmits: retrans,
 			StartTime: 0, EndTime: secs(st.duration()), HasTimes: true,
-		})
+		}
+		if st.udp != nil {
+			u := st.ownUDP()
+			ps.Jitter, ps.Errors, ps.Packets = u.jitter, u.lost, u.packets
+		}
+		r.Streams = append(r.Streams, ps)
 	}
 	return r
 }
@@ -262,11 +308,11 @@ func (s *session) applyPeer(r PeerResults) error {
 		}
 		st.peer, st.hasPeer = ps, true
 	}
+	if r.SenderHasRetransmits == 1 {
+		s.peerHasRetrans = 1
+	}
 	if !s.sending {
-		s.senderHasRetrans = 0
-		if r.SenderHasRetransmits == 1 {
-			s.senderHasRetrans = 1
-		}
+		s.senderHasRetrans = s.peerHasRetrans
 	}
 	s.peer = &r
 	s.res.Peer = &r

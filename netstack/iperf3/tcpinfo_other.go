@@ -9,3 +9,6 @@ func LinuxTCPInfo(net.Conn) (TCPInfo, bool) { return TCPInfo{}, false }
 
 // LinuxCongestion reads nothing off Linux.
 func LinuxCongestion(net.Conn) string { return "" }
+
+// LinuxSockOpts sets nothing off Linux.
+func LinuxSockOpts(net.Conn, SocketOptions) error { return nil }

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gvisor.dev/gvisor/pkg/tcpip"
+
 	"mesonemu/coop"
 )
 
@@ -31,10 +33,23 @@ type transfer struct {
 	limitHit atomic.Bool   // limitReached was posted
 	senders  atomic.Int64  // senders still running
 	all      *coop.Group
+
+	// UDP streams (udp.go): the test clock for headers and pacing.
+	udp        bool
+	clock      tcpip.Clock
+	pacing     pacing
+	counters64 bool
+	file       *diskFile // -F: blocks start with the file's next bytes
 }
 
 func newTransfer(sched coop.Sched, post func(any), limit uint64, progress *atomic.Uint64) *transfer {
 	return &transfer{sched: sched, post: post, limit: limit, progress: progress, all: coop.NewGroup(sched)}
+}
+
+// setUDP makes the streams datagram streams when the test is UDP, and sets
+// the pacing any sender uses.
+func (t *transfer) configure(p testParams, clock tcpip.Clock) {
+	t.udp, t.clock, t.pacing, t.counters64 = p.UDP, clock, p.pacing(), p.Counters64
 }
 
 // start launches every stream's activity.
@@ -46,9 +61,16 @@ func (t *transfer) start(streams []*stream, payload []byte, readSize int) {
 		}
 	}
 	for _, st := range streams {
-		if st.sender {
+		switch {
+		case st.sender && t.udp:
+			t.all.Go(t.sched, func() { t.sendUDP(st, payload) })
+		case st.sender:
 			t.all.Go(t.sched, func() { t.send(st, payload) })
-		} else {
+		case t.udp && st.viaListener:
+			// The server's listener activity counts its datagrams.
+		case t.udp:
+			t.all.Go(t.sched, func() { t.receiveUDP(st) })
+		default:
 			t.all.Go(t.sched, func() { t.receive(st, readSize) })
 		}
 	}
@@ -60,13 +82,20 @@ func (t *transfer) report(err error) { t.post(xferFailed{err}) }
 // quota first, so all streams together send ceil(n/len) blocks, as iperf3's
 // "bytes_sent >= bytes" check after every block does.
 func (t *transfer) send(st *stream, payload []byte) {
-	defer func() {
-		if t.senders.Add(-1) == 0 {
-			t.post(sendersFinished{})
-		}
-	}()
+	defer t.senderDone()
 	size := uint64(len(payload))
+	w := t.sched.NewWaker()
+	if t.file != nil {
+		payload = append([]byte(nil), payload...)
+	}
 	for !t.stop.Load() {
+		if t.file != nil && !t.file.fill(payload) {
+			return // end of file: the test ends (3.12 sets test->done)
+		}
+		if !t.pacing.green(st.moved.Load(), st.fixedStart, t.clock.NowMonotonic()) {
+			t.pace(w, t.pacing.timer) // -b: iperf3's throttle, as for UDP
+			continue
+		}
 		if t.limit > 0 && t.reserved.Add(size)-size >= t.limit {
 			return
 		}
@@ -88,6 +117,13 @@ func (t *transfer) send(st *stream, payload []byte) {
 			}
 			return
 		}
+	}
+}
+
+// senderDone is a sending activity's end: the last one posts sendersFinished.
+func (t *transfer) senderDone() {
+	if t.senders.Add(-1) == 0 {
+		t.post(sendersFinished{})
 	}
 }
 

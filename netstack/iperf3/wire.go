@@ -36,6 +36,16 @@ const (
 	maxDuration      = 86400
 	maxOmit          = 600
 
+	// UDP (src/iperf.h): a datagram holds at least the 16-byte header with
+	// a 64-bit counter and fits one IPv4 UDP datagram.
+	minUDPBlockSize    = 4 + 4 + 8
+	maxUDPBlockSize    = 65535 - 8 - 20
+	defaultUDPBlkSize  = 1460             // DEFAULT_UDP_BLKSIZE, without a control MSS
+	defaultUDPRate     = 1024 * 1024      // UDP_RATE, bit/s
+	maxBurst           = 1000             // MAX_BURST
+	defaultPacingTimer = 1000             // µs
+	maxPacingTimer     = 60 * 1000 * 1000 // an arbitrary bound on a peer's value: one minute
+
 	// CookieSize is 36 characters and a terminating NUL.
 	CookieSize = 37
 

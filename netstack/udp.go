@@ -1,0 +1,227 @@
+package netstack
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"gvisor.dev/gvisor/pkg/tcpip"
+	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
+	"gvisor.dev/gvisor/pkg/tcpip/transport/udp"
+	"gvisor.dev/gvisor/pkg/waiter"
+
+	"mesonemu/emu"
+	"mesonemu/netstack/iperf3"
+)
+
+// UDPConn is a UDP socket on a host for a program running as an engine task,
+// with the same yielding Read and virtual-clock deadlines as Conn. Dialled,
+// it is a net.Conn on its peer; listening, a net.PacketConn (ReadFrom,
+// WriteTo).
+//
+// A Linux UDP socket blocks its writer while its send buffer (SO_SNDBUF)
+// holds datagrams the card has not sent yet, so a sender asking for more
+// than the host's CPU and link can carry is slowed, not dropped. gVisor
+// frees a datagram's buffer as soon as the link endpoint has copied it, so
+// here a write waits while the host's transmit queues hold SndBuf bytes
+// (each datagram counted with the skb overhead Linux charges it).
+type UDPConn struct {
+	*Conn
+	sndBuf int
+	stats  UDPSocketStats
+}
+
+// UDPSocketStats counts what one socket's writes met (engine tasks only).
+type UDPSocketStats struct {
+	SendWaits  uint64 // writes that waited for room in the send buffer
+	SendErrors uint64 // datagrams the stack refused (not sent)
+}
+
+// Socket buffer sizes, Linux's defaults (net.core.wmem_default, rmem_default).
+const (
+	DefaultUDPSndBuf = 212992
+	DefaultUDPRcvBuf = 212992
+)
+
+// sndBufPoll is how often a write blocked on a full send buffer looks again:
+// one full-size frame's time on a gigabit line (1538 bytes with preamble and
+// gap), the soonest a frame can leave.
+const sndBufPoll = 12304 * emu.Time(1)
+
+func (h *Host) newUDP() (*UDPConn, error) {
+	wq := new(waiter.Queue)
+	ep, terr := h.Stack.NewEndpoint(udp.ProtocolNumber, ipv4.ProtocolNumber, wq)
+	if terr != nil {
+		return nil, fmt.Errorf("udp socket: %s", terr)
+	}
+	ep.SocketOptions().SetReceiveBufferSize(DefaultUDPRcvBuf, false)
+	c := &Conn{socket: socket{h: h, ep: ep, wq: wq}, rw: h.m.NewWaker(), ww: h.m.NewWaker(), rDeadline: -1, wDeadline: -1}
+	c.entry = waiter.NewFunctionEntry(waiter.ReadableEvents|waiter.EventHUp|waiter.EventErr, func(waiter.EventMask) { c.rw.Wake() })
+	wq.EventRegister(&c.entry)
+	return &UDPConn{Conn: c, sndBuf: DefaultUDPSndBuf}, nil
+}
+
+func (u *UDPConn) setAddrs() {
+	if a, err := u.ep.GetLocalAddress(); err == nil {
+		u.local = &net.UDPAddr{IP: a.Addr.AsSlice(), Port: int(a.Port)}
+	}
+	if a, err := u.ep.GetRemoteAddress(); err == nil {
+		u.remote = &net.UDPAddr{IP: a.Addr.AsSlice(), Port: int(a.Port)}
+	}
+}
+
+// DialUDP opens a UDP socket connected to addr ("198.18.0.1:5201"), bound to
+// localPort (0: any). Call it from an engine task.
+func (h *Host) DialUDP(_ context.Context, localPort uint16, addr string) (*UDPConn, error) {
+	remote, err := parseHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.newUDP()
+	if err != nil {
+		return nil, err
+	}
+	if localPort != 0 {
+		if terr := u.ep.Bind(tcpip.FullAddress{NIC: 1, Port: localPort}); terr != nil {
+			_ = u.Close()
+			return nil, fmt.Errorf("dial udp %s: bind port %d: %s", addr, localPort, terr)
+		}
+	}
+	if terr := u.ep.Connect(remote); terr != nil {
+		_ = u.Close()
+		return nil, fmt.Errorf("dial udp %s: %s", addr, terr)
+	}
+	h.settle()
+	u.setAddrs()
+	return u, nil
+}
+
+// ListenUDP opens an unconnected UDP socket on the host's port.
+func (h *Host) ListenUDP(port uint16) (*UDPConn, error) {
+	u, err := h.newUDP()
+	if err != nil {
+		return nil, err
+	}
+	if terr := u.ep.Bind(tcpip.FullAddress{NIC: 1, Port: port}); terr != nil {
+		_ = u.Close()
+		return nil, fmt.Errorf("listen udp :%d: %s", port, terr)
+	}
+	u.setAddrs()
+	u.local = &net.UDPAddr{IP: h.addr.Addr().AsSlice(), Port: int(port)}
+	return u, nil
+}
+
+// SetBuffers sets SO_SNDBUF and SO_RCVBUF (iperf3's -w); 0 keeps a size.
+func (u *UDPConn) SetBuffers(snd, rcv int) {
+	if snd > 0 {
+		u.sndBuf = snd
+	}
+	if rcv > 0 {
+		u.ep.SocketOptions().SetReceiveBufferSize(int64(rcv), true)
+	}
+}
+
+// Stats returns the socket's write counters.
+func (u *UDPConn) Stats() UDPSocketStats { return u.stats }
+
+// waitSendRoom blocks the task while the host's transmit queues hold a send
+// buffer's worth of datagrams of n bytes.
+func (u *UDPConn) waitSendRoom(n int) error {
+	per := skbTruesize(n + 8 + 20 + 14) // UDP, IPv4 and Ethernet headers
+	waited := false
+	for {
+		if err := u.check("write", true); err != nil {
+			return err
+		}
+		tx, _ := u.h.EP.InFlight()
+		if tx == 0 || tx*per < u.sndBuf {
+			return nil
+		}
+		if !waited {
+			u.stats.SendWaits++
+			waited = true
+		}
+		u.h.m.Sleep(sndBufPoll)
+	}
+}
+
+func (u *UDPConn) write(b []byte, to *tcpip.FullAddress) (int, error) {
+	if err := u.waitSendRoom(len(b)); err != nil {
+		return 0, err
+	}
+	r := bytes.NewReader(b)
+	n, terr := u.ep.Write(r, tcpip.WriteOptions{To: to})
+	u.h.settle()
+	if terr != nil {
+		u.stats.SendErrors++
+		return 0, u.opError("write", errors.New(terr.String()))
+	}
+	return int(n), nil
+}
+
+// Write sends one datagram to the connected peer.
+func (u *UDPConn) Write(b []byte) (int, error) { return u.write(b, nil) }
+
+// WriteTo implements net.PacketConn for IPv4 UDP addresses.
+func (u *UDPConn) WriteTo(b []byte, addr net.Addr) (int, error) {
+	ua, ok := addr.(*net.UDPAddr)
+	if !ok || ua.IP.To4() == nil {
+		return 0, u.opError("write", fmt.Errorf("not an IPv4 UDP address: %v", addr))
+	}
+	to := tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFromSlice(ua.IP.To4()), Port: uint16(ua.Port)}
+	return u.write(b, &to)
+}
+
+// ReadFrom implements net.PacketConn: one datagram (cut to len(b)) and its
+// sender.
+func (u *UDPConn) ReadFrom(b []byte) (int, net.Addr, error) {
+	for {
+		if err := u.check("read", false); err != nil {
+			return 0, nil, err
+		}
+		sw := tcpip.SliceWriter(b)
+		res, terr := u.ep.Read(&sw, tcpip.ReadOptions{NeedRemoteAddr: true})
+		u.h.settle()
+		switch terr.(type) {
+		case nil:
+			a := res.RemoteAddr
+			return res.Count, &net.UDPAddr{IP: a.Addr.AsSlice(), Port: int(a.Port)}, nil
+		case *tcpip.ErrWouldBlock:
+			if err := u.wait("read", u.rw, false); err != nil {
+				return 0, nil, err
+			}
+		default:
+			return 0, nil, u.opError("read", errors.New(terr.String()))
+		}
+	}
+}
+
+// Read reads one datagram from the connected peer.
+func (u *UDPConn) Read(b []byte) (int, error) {
+	n, _, err := u.ReadFrom(b)
+	return n, err
+}
+
+// DialUDPStream opens a UDP socket on c's host, connected to addr and bound
+// to the --cport in ctx: iperf3's UDP streams ride the stack of their
+// control connection (iperf3.UDPSockets).
+func (c *Conn) DialUDPStream(ctx context.Context, addr string) (net.Conn, error) {
+	p, _ := iperf3.LocalPort(ctx)
+	return c.h.DialUDP(ctx, uint16(p), addr)
+}
+
+// ListenUDPStream opens an iperf3 server's UDP socket on c's host.
+func (c *Conn) ListenUDPStream(_ context.Context, port int) (net.PacketConn, error) {
+	return c.h.ListenUDP(uint16(port))
+}
+
+// SetDeadline implements net.Conn and net.PacketConn on the virtual clock.
+func (u *UDPConn) SetDeadline(t time.Time) error { return u.Conn.SetDeadline(t) }
+
+var (
+	_ net.Conn       = (*UDPConn)(nil)
+	_ net.PacketConn = (*UDPConn)(nil)
+)
