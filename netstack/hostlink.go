@@ -79,6 +79,17 @@ func (l *Link) Stats() LinkStats {
 	}
 }
 
+// InFlight is how many frames the path holds: sent ones not yet on the card
+// (TSQ, the qdisc, the core) and received ones in the backlog.
+func (l *Link) InFlight() (tx, rx int) {
+	if l.tsq != nil {
+		tx = l.tsq.Held()
+	}
+	tx += l.qdisc.Len()
+	core, rx := l.softnet.Queued()
+	return tx + core, rx
+}
+
 // SmallQueueStats reports what TCP Small Queues did (zero when not in the path).
 func (l *Link) SmallQueueStats() linuxmodel.SmallQueueStats {
 	if l.tsq == nil {

@@ -15,6 +15,7 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/netstack/iperf3"
+	"mesonemu/netstack/linuxmodel"
 )
 
 // UDPConn is a UDP socket on a host for a program running as an engine task,
@@ -130,7 +131,7 @@ func (u *UDPConn) Stats() UDPSocketStats { return u.stats }
 // waitSendRoom blocks the task while the host's transmit queues hold a send
 // buffer's worth of datagrams of n bytes.
 func (u *UDPConn) waitSendRoom(n int) error {
-	per := skbTruesize(n + 8 + 20 + 14) // UDP, IPv4 and Ethernet headers
+	per := linuxmodel.SKBTruesize(n + 8 + 20 + 14) // UDP, IPv4 and Ethernet headers
 	waited := false
 	for {
 		if err := u.check("write", true); err != nil {

@@ -185,8 +185,7 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 		return nil, err
 	}
 	defer b.Close()
-	tap.hw = b.Sim.HW
-	tap.budget[0], tap.budget[1], _ = b.Sim.HW.Budgets()
+	tap.budget[0], tap.budget[1], _ = b.Sim.Hardware().Budgets()
 	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.ConnCongestion(o.CC),
 		SockOpts: netstack.SockOpts,
 		Stdout:   stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: b.Sched,
@@ -217,7 +216,7 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 	}
 	board := b.Go("board iperf3", func() { run.Code = iperf3.Main(ctx, args, env) })
 	err = b.RunWhile(ctx, func() bool { return !board.Done() })
-	m := b.Sim.HW.M
+	m := b.Sim.Machine()
 	m.Lock()
 	run.BoardToPC, run.PCToBoard = tap.finish()
 	m.Unlock()

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 
-	"mesonemu/emu"
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
 	"mesonemu/platform"
@@ -65,15 +64,14 @@ type Iperf3Run struct {
 // udpTap counts UDP frames of length >= dataFrameMin on the wire, per
 // direction, from the header as the MAC sent it.
 type udpTap struct {
-	hw       *platform.Platform
 	budget   [2]rgmiiwire.Budget // taken before traffic: the tap runs under the machine lock
 	dir      [2]UDPWire          // TX (board -> PC), RX
 	lenKnown [2]bool
 	due      [2]bool // the next intact frame is a probability sample
 }
 
-func (u *udpTap) tap(dir platform.Direction, _ emu.Time, frame []byte, res rgmiiwire.Result) {
-	h := u.hw.HeaderBeforeWire()
+func (u *udpTap) tap(fr *platform.Frame) {
+	h, frame, res, dir := fr.Before, fr.After, fr.Wire, fr.Dir
 	if len(frame) < dataFrameMin || len(h) < 14+20 || h[12] != 0x08 || h[13] != 0x00 || h[23] != 17 {
 		return
 	}

@@ -76,6 +76,13 @@ func (q *Qdisc) Errors() uint64 {
 	return q.errors
 }
 
+// Len is how many frames wait in the queue.
+func (q *Qdisc) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.q.Len()
+}
+
 // Close stops the queue and returns how many frames it still held.
 func (q *Qdisc) Close() int {
 	q.mu.Lock()

@@ -34,10 +34,10 @@ const (
 	skbOverhead = 512
 )
 
-// skbTruesize approximates the truesize of an skb holding an n-byte frame: a
+// SKBTruesize approximates the truesize of an skb holding an n-byte frame: a
 // kmalloc'ed head (power-of-two size class) with NET_SKB_PAD headroom, plus
 // the skb's own structures.
-func skbTruesize(n int) int {
+func SKBTruesize(n int) int {
 	data := n + skbDataAlignBytes
 	size := 64
 	for size < data {
@@ -142,7 +142,7 @@ func (q *smallQueues) limit(f *tsqFlow) int {
 	rate := ratio * float64(window) / f.srtt.Seconds() // bytes per second
 	perShift := int(rate) >> pacingShift
 	segs := max(min(perShift, gsoMaxSize)/q.mss, minTSOSegs)
-	skb := segs * skbTruesize(q.mss+header.EthernetMinimumSize+header.IPv4MinimumSize+header.TCPMinimumSize+12)
+	skb := segs * SKBTruesize(q.mss+header.EthernetMinimumSize+header.IPv4MinimumSize+header.TCPMinimumSize+12)
 	return max(2*skb, perShift)
 }
 
@@ -196,7 +196,7 @@ func (q *smallQueues) admit(f *tsqFlow, tf *frame) bool {
 		f.lossSeen = true
 		f.marks.Reset()
 	}
-	ts := skbTruesize(len(tf.b))
+	ts := SKBTruesize(len(tf.b))
 	f.wmem += ts
 	f.inHost.Push(r)
 	f.sent += uint64(seg.Payload)
@@ -405,6 +405,13 @@ func (s *SmallQueues) Stats() SmallQueueStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.q.stats()
+}
+
+// Held is how many frames TSQ holds back.
+func (s *SmallQueues) Held() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.q.heldFrames()
 }
 
 // Close forgets the held frames and returns how many there were.

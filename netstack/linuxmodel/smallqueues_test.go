@@ -74,8 +74,8 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 	// Before an RTT sample there is no pacing rate and no limit.
 	seq := admitAll(t, q, 1000, 100)
 	f := q.flows[tcpseg.FlowKey{Local: frametest.Board, Remote: frametest.PC, LPort: 40000, RPort: 5201}]
-	if f == nil || f.wmem != 100*skbTruesize(1514) {
-		t.Fatalf("flow %+v, want wmem %d", f, 100*skbTruesize(1514))
+	if f == nil || f.wmem != 100*SKBTruesize(1514) {
+		t.Fatalf("flow %+v, want wmem %d", f, 100*SKBTruesize(1514))
 	}
 	// The card sends and frees everything; the PC acknowledges the first 10
 	// segments 500 us after they left: srtt 500 us.
@@ -95,7 +95,7 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 	// its truesize is the limit.
 	f.lossSeen = true
 	f.una = f.nxt - 20*1448
-	want := 2 * 45 * skbTruesize(1514)
+	want := 2 * 45 * SKBTruesize(1514)
 	if got := q.limit(f); got != want {
 		t.Fatalf("congestion-avoidance limit %d, want %d", got, want)
 	}
@@ -137,8 +137,8 @@ func TestSmallQueuesBookkeeping(t *testing.T) {
 	// The card refuses the newest frame: its memory comes back.
 	before := f.wmem
 	q.notTaken()
-	if f.wmem != before-skbTruesize(1514) {
-		t.Fatalf("wmem %d after a refused frame, want %d", f.wmem, before-skbTruesize(1514))
+	if f.wmem != before-SKBTruesize(1514) {
+		t.Fatalf("wmem %d after a refused frame, want %d", f.wmem, before-SKBTruesize(1514))
 	}
 	// Closing forgets what was held.
 	seq = admitAll(t, q, seq, 1) // something unacknowledged
@@ -156,8 +156,8 @@ func TestSmallQueuesBookkeeping(t *testing.T) {
 // TestSkbTruesize: the kmalloc size class plus the skb's own structures.
 func TestSkbTruesize(t *testing.T) {
 	for _, c := range []struct{ n, want int }{{60, 128 + 512}, {1514, 2048 + 512}, {9000, 16384 + 512}} {
-		if got := skbTruesize(c.n); got != c.want {
-			t.Errorf("skbTruesize(%d) = %d, want %d", c.n, got, c.want)
+		if got := SKBTruesize(c.n); got != c.want {
+			t.Errorf("SKBTruesize(%d) = %d, want %d", c.n, got, c.want)
 		}
 	}
 }

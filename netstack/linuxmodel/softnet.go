@@ -198,6 +198,17 @@ func (s *Softnet) Stats() SoftnetStats {
 	return s.stats
 }
 
+// Queued is how many sent frames the core holds (one at most) and how many
+// received frames wait in its backlog.
+func (s *Softnet) Queued() (tx, rx int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tx != nil {
+		tx = 1
+	}
+	return tx, s.backlog.Len()
+}
+
 // Close stops the core's events and returns how many sent frames it still
 // held (one at most).
 func (s *Softnet) Close() int {
