@@ -112,13 +112,10 @@ func (c *Conn) state(write bool) (closed bool, deadline emu.Time) {
 // wait blocks the task until w is woken or the deadline passes; it returns
 // the error that ends the call, if any.
 func (c *Conn) wait(op string, w *emu.Waker, write bool) error {
-	closed, deadline := c.state(write)
-	switch {
-	case closed:
-		return c.opError(op, net.ErrClosed)
-	case deadline >= 0 && c.h.m.Now() >= deadline:
-		return c.opError(op, timeoutError{})
+	if err := c.check(op, write); err != nil {
+		return err
 	}
+	_, deadline := c.state(write)
 	w.WaitUntil(deadline)
 	return nil
 }

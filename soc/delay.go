@@ -29,11 +29,8 @@ const txdlyMask = 3
 // the TX gate is off; with no m250_sel clock at all it is 0.
 func MACTXDelayA(c TXClock, txdly uint32) Delay {
 	txdly &= txdlyMask
-	if txdly == 0 {
-		return Delay{0, "TXDLY 0: no MAC TX delay"}
-	}
-	if c.SelHz <= 0 || c.Div < 1 {
-		return Delay{0, fmt.Sprintf("TXDLY %d but the m250_sel input (%s) is stopped: no TX clock, delay 0", txdly, c.Parent)}
+	if d, none := noTXDelay(c, txdly); none {
+		return d
 	}
 	selPs := 1e12 / c.SelHz
 	quarterPs := selPs * float64(c.Div) / 2 // (2 x Div x sel period) / 4
@@ -49,6 +46,18 @@ func MACTXDelayA(c TXClock, txdly uint32) Delay {
 		txdly, step, c.SelHz/1e6, selPs, cmp, quarterPs, d)}
 }
 
+// noTXDelay is what both mechanisms give without a step to count: TXDLY 0,
+// or no m250_sel clock.
+func noTXDelay(c TXClock, txdly uint32) (Delay, bool) {
+	if txdly == 0 {
+		return Delay{0, "TXDLY 0: no MAC TX delay"}, true
+	}
+	if c.SelHz <= 0 || c.Div < 1 {
+		return Delay{0, fmt.Sprintf("TXDLY %d but the m250_sel input (%s) is stopped: no TX clock, delay 0", txdly, c.Parent)}, true
+	}
+	return Delay{}, false
+}
+
 // MACTXDelayB is the alternative mechanism B (rgmii-timing.md §6, not the default):
 // a both-edge phase generator on the m250_div output. Delay =
 // floor(txdly/2) x P + (txdly mod 2) x H, P = period of the m250_div output, H its high
@@ -57,11 +66,8 @@ func MACTXDelayA(c TXClock, txdly uint32) Delay {
 // periods for odd Div >= 3 (assumption of the reference).
 func MACTXDelayB(c TXClock, txdly uint32) Delay {
 	txdly &= txdlyMask
-	if txdly == 0 {
-		return Delay{0, "TXDLY 0: no MAC TX delay"}
-	}
-	if c.SelHz <= 0 || c.Div < 1 {
-		return Delay{0, fmt.Sprintf("TXDLY %d but the m250_sel input (%s) is stopped: no TX clock, delay 0", txdly, c.Parent)}
+	if d, none := noTXDelay(c, txdly); none {
+		return d
 	}
 	selPs := 1e12 / c.SelHz
 	periodPs := selPs * float64(c.Div)
