@@ -67,6 +67,14 @@ var options = []option{
 		c.Server.OneOff = true
 		return nil
 	}},
+	{0, "idle-timeout", true, ModeServer, func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxIdleTimeout {
+			return errors.New("idle timeout parameter is not positive or larger than allowed limit")
+		}
+		c.Server.WaitTimeout = time.Duration(n) * time.Second
+		return nil
+	}},
 	{'t', "time", true, ModeClient, func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > maxDuration {
@@ -240,7 +248,6 @@ var refusedOptions = []struct {
 	{0, "rsa-private-key-path", true, "authentication is not built"},
 	{0, "authorized-users-path", true, "authentication is not built"},
 	{0, "time-skew-threshold", true, "authentication is not built"},
-	{0, "idle-timeout", true, "not implemented (the server's idle timeout is 120 s of no progress)"},
 	{0, "rcv-timeout", true, "not implemented (a stalled test ends after 120 s)"},
 	{0, "snd-timeout", true, "TCP_USER_TIMEOUT is not implemented"},
 	{0, "server-bitrate-limit", true, "not implemented"},

@@ -37,8 +37,11 @@ type ServerOptions struct {
 	Output      io.Writer      // text or JSON output; nil: discarded
 	ErrOutput   io.Writer      // "iperf3: error - ..." lines; nil: discarded
 	IdleTimeout time.Duration  // default DefaultIdleTimeout
-	Seed        uint64         // payload randomness; 0: random
-	SystemInfo  string         // JSON system_info
+	// WaitTimeout is --idle-timeout: with no client for that long the server
+	// listens afresh, or with OneOff returns nil. 0: wait for ever.
+	WaitTimeout time.Duration
+	Seed        uint64 // payload randomness; 0: random
+	SystemInfo  string // JSON system_info
 	// OnTest, if set, sees every finished test: its Result (nil if no
 	// client came) and its error.
 	OnTest func(*Result, error)
@@ -96,6 +99,12 @@ func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
 				"-----------------------------------------------------------\n", o.Port, n)
 		}
 		res, err := srv.runTest(ctx)
+		if errors.Is(err, errNoClient) {
+			if o.OneOff {
+				return nil
+			}
+			continue // 3.12 restarts its server: a new banner, a new test number
+		}
 		if res == nil {
 			// No client came: the context ended or the listener failed.
 			return err
@@ -142,6 +151,7 @@ type server struct {
 	quit      atomic.Bool
 	acceptErr error // the listener failed while a test ran
 	rng       *rand.Rand
+	waits     int // waits for a client so far (tells their timers apart)
 }
 
 // acceptLoop hands every connection to whoever serves: the next test takes
@@ -189,6 +199,12 @@ func (srv *server) drain() {
 
 // waitControl takes the next connection as a test's control connection.
 func (srv *server) waitControl(ctx context.Context) (net.Conn, error) {
+	srv.waits++
+	if d := srv.o.WaitTimeout; d > 0 {
+		gen := srv.waits
+		t := srv.o.Clock.AfterFunc(d, func() { srv.inbox.Post(waitExpired{gen}) })
+		defer t.Stop()
+	}
 	for {
 		if srv.acceptErr != nil {
 			return nil, fail(CodeAccept, srv.acceptErr)
@@ -200,6 +216,10 @@ func (srv *server) waitControl(ctx context.Context) (net.Conn, error) {
 			srv.acceptErr = m.err
 		case ctxDone:
 			return nil, ctx.Err()
+		case waitExpired:
+			if m.gen == srv.waits {
+				return nil, errNoClient
+			}
 		default:
 			discard(m) // a finished test's late message
 		}
@@ -232,6 +252,13 @@ func (srv *server) runTest(ctx context.Context) (*Result, error) {
 	}
 	return res, err
 }
+
+// errNoClient: no client came within --idle-timeout.
+var errNoClient = errors.New("no client within the idle timeout")
+
+// waitExpired is a wait's --idle-timeout firing; gen tells one wait from the
+// next, so a late timer cannot end a later wait.
+type waitExpired struct{ gen int }
 
 // deny answers a connection that cannot join with ACCESS_DENIED and closes
 // it. The write runs aside so a peer that does not read cannot stall a test.

@@ -34,6 +34,7 @@ const (
 	maxStreams       = 128
 	maxBlockSize     = 1024 * 1024
 	maxDuration      = 86400
+	maxIdleTimeout   = 86400 // MAX_TIME, --idle-timeout's bound too
 	maxOmit          = 600
 
 	// UDP (src/iperf.h): a datagram holds at least the 16-byte header with

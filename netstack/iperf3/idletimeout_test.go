@@ -1,0 +1,64 @@
+package iperf3
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestIdleTimeout: --idle-timeout with no client makes a one-off server end
+// with no error, and a standing server listen afresh (3.12 restarts it).
+func TestIdleTimeout(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"-s", "--idle-timeout", "5"}, ""},
+		{[]string{"-s", "--idle-timeout", "0"}, "idle timeout parameter is not positive or larger than allowed limit"},
+		{[]string{"-s", "--idle-timeout", "86401"}, "idle timeout parameter is not positive or larger than allowed limit"},
+	} {
+		cfg, err := ParseArgs(c.args)
+		switch {
+		case c.wantErr == "" && (err != nil || cfg.Server.WaitTimeout != 5*time.Second):
+			t.Errorf("%v: %v, wait timeout %v", c.args, err, cfg.Server.WaitTimeout)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%v: %v, want %q", c.args, err, c.wantErr)
+		}
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip("no loopback TCP:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(context.Background(), ln, ServerOptions{OneOff: true, WaitTimeout: 50 * time.Millisecond})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("one-off server after its idle timeout: %v, want nil (exit 0)", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("one-off server still waiting 30 s after a 50 ms idle timeout")
+	}
+
+	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { done <- Serve(ctx, ln, ServerOptions{WaitTimeout: 20 * time.Millisecond, Output: &out}) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "(test #3)") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if !strings.Contains(out.String(), "Server listening on") || !strings.Contains(out.String(), "(test #3)") {
+		t.Errorf("a standing server did not listen afresh after its idle timeouts:\n%s", out.String())
+	}
+}
