@@ -70,7 +70,7 @@ var options = []option{
 	{0, "idle-timeout", true, ModeServer, func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxIdleTimeout {
-			return errors.New("idle timeout parameter is not positive or larger than allowed limit")
+			return errors.New(codeText[CodeIdleTimeout])
 		}
 		c.Server.WaitTimeout = time.Duration(n) * time.Second
 		return nil

@@ -25,6 +25,7 @@ const (
 	CodeEndConditions  Code = 16  // IEENDCONDITIONS
 	CodeUDPBlockSize   Code = 20  // IEUDPBLOCKSIZE
 	CodeReverseBidir   Code = 25  // IEREVERSEBIDIR
+	CodeIdleTimeout    Code = 30  // IEIDLETIMEOUT
 	CodeConnect        Code = 103 // IECONNECT
 	CodeAccept         Code = 104 // IEACCEPT
 	CodeSendCookie     Code = 105 // IESENDCOOKIE
@@ -71,6 +72,7 @@ var codeText = map[Code]string{
 	CodeEndConditions:  "only one test end condition (-t, -n, -k) may be specified",
 	CodeUDPBlockSize:   fmt.Sprintf("block size invalid (minimum = %d bytes, maximum = %d bytes)", minUDPBlockSize, maxUDPBlockSize),
 	CodeReverseBidir:   "cannot be both reverse and bidirectional",
+	CodeIdleTimeout:    "idle timeout parameter is not positive or larger than allowed limit",
 	CodeConnect:        "unable to connect to server",
 	CodeAccept:         "unable to accept connection from client",
 	CodeSendCookie:     "unable to send cookie to server",
