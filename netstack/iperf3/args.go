@@ -75,6 +75,22 @@ var options = []option{
 		c.Server.WaitTimeout = time.Duration(n) * time.Second
 		return nil
 	}},
+	{0, "server-bitrate-limit", true, ModeServer, func(c *Config, v string) error {
+		r, secs, hasSecs := strings.Cut(v, "/")
+		rate, _, err := parseBitrate(r)
+		if err != nil {
+			return err
+		}
+		c.Server.Limit = BitrateLimit{Rate: rate, Window: defaultLimitWindow}
+		if hasSecs {
+			n, err := strconv.Atoi(strings.TrimSpace(secs))
+			if err != nil || n < 1 || n > maxDuration {
+				return errors.New(codeText[CodeTotalInterval])
+			}
+			c.Server.Limit.Window = time.Duration(n) * time.Second
+		}
+		return nil
+	}},
 	{'t', "time", true, ModeClient, func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > maxDuration {
@@ -250,7 +266,6 @@ var refusedOptions = []struct {
 	{0, "time-skew-threshold", true, "authentication is not built"},
 	{0, "rcv-timeout", true, "not implemented (a stalled test ends after 120 s)"},
 	{0, "snd-timeout", true, "TCP_USER_TIMEOUT is not implemented"},
-	{0, "server-bitrate-limit", true, "not implemented"},
 }
 
 func init() {

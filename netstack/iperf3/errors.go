@@ -25,6 +25,8 @@ const (
 	CodeEndConditions  Code = 16  // IEENDCONDITIONS
 	CodeUDPBlockSize   Code = 20  // IEUDPBLOCKSIZE
 	CodeReverseBidir   Code = 25  // IEREVERSEBIDIR
+	CodeTotalRate      Code = 27  // IETOTALRATE
+	CodeTotalInterval  Code = 28  // IETOTALINTERVAL
 	CodeIdleTimeout    Code = 30  // IEIDLETIMEOUT
 	CodeConnect        Code = 103 // IECONNECT
 	CodeAccept         Code = 104 // IEACCEPT
@@ -72,6 +74,8 @@ var codeText = map[Code]string{
 	CodeEndConditions:  "only one test end condition (-t, -n, -k) may be specified",
 	CodeUDPBlockSize:   fmt.Sprintf("block size invalid (minimum = %d bytes, maximum = %d bytes)", minUDPBlockSize, maxUDPBlockSize),
 	CodeReverseBidir:   "cannot be both reverse and bidirectional",
+	CodeTotalRate:      "total required bandwidth is larger than server limit",
+	CodeTotalInterval:  "invalid time interval for calculating average data rate",
 	CodeIdleTimeout:    "idle timeout parameter is not positive or larger than allowed limit",
 	CodeConnect:        "unable to connect to server",
 	CodeAccept:         "unable to accept connection from client",

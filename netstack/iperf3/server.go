@@ -40,8 +40,10 @@ type ServerOptions struct {
 	// WaitTimeout is --idle-timeout: with no client for that long the server
 	// listens afresh, or with OneOff returns nil. 0: wait for ever.
 	WaitTimeout time.Duration
-	Seed        uint64 // payload randomness; 0: random
-	SystemInfo  string // JSON system_info
+	// Limit is --server-bitrate-limit (ratelimit.go).
+	Limit      BitrateLimit
+	Seed       uint64 // payload randomness; 0: random
+	SystemInfo string // JSON system_info
 	// OnTest, if set, sees every finished test: its Result (nil if no
 	// client came) and its error.
 	OnTest func(*Result, error)
@@ -294,6 +296,7 @@ type serverTest struct {
 	ctrl   net.Conn
 	cookie []byte
 	phase  serverPhase
+	rate   rateWindow // --server-bitrate-limit's recent intervals
 
 	pending int
 	// Streams join in accept order whatever order their cookies arrive
@@ -460,6 +463,10 @@ func (t *serverTest) onParams(body []byte) error {
 		return t.refuse(err)
 	}
 	s, o := t.s, t.o
+	if o.Limit.requested(p) {
+		return t.refuse(fail(CodeTotalRate, nil))
+	}
+	t.rate.limit = o.Limit
 	s.params = p
 	s.sending = p.Reverse || p.Bidir
 	if s.sending && o.TCPInfo != nil && !p.UDP {
@@ -606,6 +613,10 @@ func (t *serverTest) onTimers() error {
 			return fail(CodeNoMsg, errGraceExpired)
 		case evTick:
 			s.onTick(tl, now)
+			if t.overLimit() {
+				tl.stop()
+				return fail(CodeTotalRate, nil)
+			}
 		case evOmit:
 			s.onOmit(tl, now)
 		default:
@@ -614,6 +625,17 @@ func (t *serverTest) onTimers() error {
 	}
 	tl.rearm(now)
 	return nil
+}
+
+// overLimit feeds the interval just reported to --server-bitrate-limit.
+func (t *serverTest) overLimit() bool {
+	var bytes uint64
+	var secs float64
+	for _, st := range t.s.streams {
+		bytes += st.last.bytes
+		secs = max(secs, st.last.end.Sub(st.last.start).Seconds())
+	}
+	return t.rate.add(bytes, secs, t.s.interval)
 }
 
 func (t *serverTest) onState(state int8) (done bool, err error) {

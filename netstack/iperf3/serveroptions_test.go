@@ -62,3 +62,47 @@ func TestIdleTimeout(t *testing.T) {
 		t.Errorf("a standing server did not listen afresh after its idle timeouts:\n%s", out.String())
 	}
 }
+
+// TestServerBitrateLimit: a client that asks for more than the limit is
+// refused at the parameter exchange; one that sends more on average over the
+// window is stopped there; a bad window gets 3.12's words.
+func TestServerBitrateLimit(t *testing.T) {
+	if _, err := ParseArgs([]string{"-s", "--server-bitrate-limit", "100M/0"}); err == nil || err.Error() != codeText[CodeTotalInterval] {
+		t.Errorf("bad window: %v", err)
+	}
+	cfg, err := ParseArgs([]string{"-s", "--server-bitrate-limit", "300M/2"})
+	if err != nil || cfg.Server.Limit != (BitrateLimit{Rate: 300e6, Window: 2 * time.Second}) {
+		t.Fatalf("parse: %v, %+v", err, cfg.Server.Limit)
+	}
+	cases := []struct {
+		name    string
+		client  ClientOptions
+		limit   BitrateLimit
+		refused bool
+	}{
+		{"asks for 2 x 200M against 300M", ClientOptions{Bandwidth: 200e6, BandwidthSet: true, Parallel: 2, Seconds: 2}, BitrateLimit{Rate: 300e6}, true},
+		// Unlimited: the parameters pass, the first interval report is over.
+		{"sends unlimited against 10M over 1 s", ClientOptions{Seconds: 4}, BitrateLimit{Rate: 10e6, Window: time.Second}, true},
+		{"sends 5M against 10M", ClientOptions{Bandwidth: 5e6, BandwidthSet: true, Seconds: 2}, BitrateLimit{Rate: 10e6, Window: time.Second}, false},
+	}
+	for _, c := range cases {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Skip("no loopback TCP:", err)
+		}
+		var serverErr error
+		done := make(chan struct{})
+		go func() {
+			_, serverErr = ServeOne(context.Background(), ln, ServerOptions{Limit: c.limit})
+			close(done)
+		}()
+		o := c.client
+		o.Host, o.Port = "127.0.0.1", ln.Addr().(*net.TCPAddr).Port
+		_, clientErr := Run(context.Background(), o)
+		<-done
+		stopped := serverErr != nil && strings.Contains(serverErr.Error(), codeText[CodeTotalRate])
+		if stopped != c.refused || (c.refused && clientErr == nil) || (!c.refused && clientErr != nil) {
+			t.Errorf("%s: server %v, client %v; want stopped %v", c.name, serverErr, clientErr, c.refused)
+		}
+	}
+}
