@@ -12,7 +12,7 @@ import (
 
 // TestUDPServerSurvivesHostilePeers plays a UDP test by hand against our
 // server while a stranger floods the data port and the stream's own socket
-// sends short datagrams: the server counts the test's 50 datagrams and
+// sends short datagrams, and forges set-up messages: the server counts the test's 50 datagrams and
 // every one it dropped, then serves a real client's next test.
 func TestUDPServerSurvivesHostilePeers(t *testing.T) {
 	ln, err := listenLoopback()
@@ -56,11 +56,20 @@ func TestUDPServerSurvivesHostilePeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stranger.Close()
-	const flood, good, short = 100, 50, 5 // a short one after every tenth
+	const flood, good, short, forged = 100, 50, 5, 3 // a short one after every tenth
 	b := make([]byte, 100)
 	for i := 0; i < flood; i++ {
 		putUDPHeader(b, tcpip.MonotonicTime{}, uint64(i+1), false)
 		_, _ = stranger.Write(b)
+	}
+	// A forged set-up message once the streams are made: no new stream, and
+	// no reply, only a count.
+	for range forged {
+		_, _ = stranger.Write(udpConnectMsg)
+	}
+	_ = stranger.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, err := stranger.Read(reply); err == nil {
+		t.Errorf("a forged set-up message got the answer %q", reply[:n])
 	}
 	for i := 0; i < good; i++ {
 		putUDPHeader(b, tcpip.MonotonicTime{}, uint64(i+1), false)
@@ -92,7 +101,7 @@ func TestUDPServerSurvivesHostilePeers(t *testing.T) {
 	}
 	first := results[0]
 	d := first.UDPDrops
-	if d == nil || d.UnknownSource != flood || d.Malformed != short || first.End.SumReceived.Packets != good ||
+	if d == nil || d.UnknownSource != flood+forged || d.Malformed != short || first.End.SumReceived.Packets != good ||
 		first.End.SumReceived.LostPackets != 0 {
 		t.Errorf("hostile test: drops %+v, received %+v %+v", d, first.End.SumReceived, first.End.SumReceived.UDPSum)
 	}
