@@ -91,6 +91,10 @@ var options = []option{
 		}
 		return nil
 	}},
+	{'V', "verbose", false, 0, func(c *Config, _ string) error {
+		c.Client.Verbose, c.Server.Verbose = true, true
+		return nil
+	}},
 	{'t', "time", true, ModeClient, func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > maxDuration {
@@ -240,7 +244,6 @@ var refusedOptions = []struct {
 }{
 	{'f', "format", true, "only the adaptive units are printed"},
 	{'D', "daemon", false, "the board's iperf3 runs in the foreground of mesonemu"},
-	{'V', "verbose", false, "verbose output is not implemented"},
 	{'v', "version", false, "this is mesonemu's iperf3, wire-compatible with 3.12 (mesonemu --version)"},
 	{'d', "debug", false, "debug output is not implemented"},
 	{'h', "help", false, "see iperf3 3.12's --help; mesonemu's iperf3 takes its common options"},

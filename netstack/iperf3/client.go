@@ -43,6 +43,7 @@ type ClientOptions struct {
 	NoDelay         bool          // -N: TCP_NODELAY
 	CongestionAlg   string        // -C: the data streams' congestion control
 	Title           string        // -T: prefix of every output line, JSON "title"
+	Verbose         bool          // -V: 3.12's extra lines (text output only)
 	File            string        // -F: send this file's bytes
 	ConnectTimeout  time.Duration // --connect-timeout: the control connection's dial
 	Repeating       bool          // --repeating-payload: "0123456789..." instead of random bytes
@@ -255,7 +256,7 @@ func newClient(o ClientOptions) *client {
 			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, Congestion: o.CongestionAlg, Title: o.Title,
 			Repeating: o.Repeating, ZeroCopy: o.ZeroCopy,
 		},
-		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo,
+		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
 	}
 	if c.s.sending && o.TCPInfo != nil && !o.UDP {
 		c.s.senderHasRetrans = 1
@@ -317,18 +318,23 @@ func (c *client) run(ctx context.Context) error {
 	c.ctrl = ctrl
 	c.addConn(ctrl)
 
-	s.res.Start.Timestamp = timestamp(o.Clock.Now())
-	s.res.Start.ConnectingTo = &Endpoint{Host: o.Host, Port: o.Port}
-	s.out.printf("Connecting to host %s, port %d\n", o.Host, o.Port)
-	if o.Reverse {
-		s.out.printf("Reverse mode, remote host %s is sending\n", o.Host)
-	}
 	mss := 0
 	if o.TCPInfo != nil {
 		if info, ok := o.TCPInfo(ctrl); ok {
 			mss = int(info.SndMSS)
 			s.res.Start.TCPMSSDefault = mss
 		}
+	}
+	s.verboseIntro(o.SystemInfo)
+	if s.verbose {
+		s.out.printf("Control connection MSS %d\n", mss)
+	}
+	s.res.Start.Timestamp = timestamp(o.Clock.Now())
+	s.res.Start.ConnectingTo = &Endpoint{Host: o.Host, Port: o.Port}
+	s.verboseTime(o.Clock.Now())
+	s.out.printf("Connecting to host %s, port %d\n", o.Host, o.Port)
+	if o.Reverse {
+		s.out.printf("Reverse mode, remote host %s is sending\n", o.Host)
 	}
 	if o.UDP && s.params.Len == 0 {
 		// iperf_connect: the control connection's MSS, else DEFAULT_UDP_BLKSIZE.
@@ -339,6 +345,7 @@ func (c *client) run(ctx context.Context) error {
 	}
 	c.cookie = newCookie(c.rng)
 	s.res.Start.Cookie = cookieString(c.cookie)
+	s.verboseParams(s.res.Start.Cookie, mss)
 	if _, err := ctrl.Write(c.cookie); err != nil {
 		return fail(CodeSendCookie, err)
 	}
@@ -467,6 +474,7 @@ func (c *client) onState(ctx context.Context, state int8) (done bool, err error)
 		if err := c.expect(state, phaseStreams); err != nil {
 			return false, err
 		}
+		c.s.verboseStarting()
 		c.startTimers()
 		c.phase = phaseStarted
 	case stateTestRunning:
@@ -657,6 +665,7 @@ func (c *client) display() {
 			s.out.printf(reportServerOutput, res.ServerOutputText)
 		}
 	}
+	s.verboseEnd()
 	s.out.printf("\n")
 	s.out.printf("%s", reportDone)
 }

@@ -63,6 +63,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(stderr, "iperf3: parameter error - %s\nUsage: iperf3 [-s|-c host] [options]\n", err)
 		return 1
 	}
+	if cfg.Client.Verbose && cfg.Client.JSON {
+		// 3.12 warns and leaves its verbose lines out of the JSON run.
+		fmt.Fprintf(stderr, "warning: Verbose output (-v) may interfere with JSON output (-J)\n")
+	}
 	if cfg.LogFile != "" {
 		f, err := os.OpenFile(cfg.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {

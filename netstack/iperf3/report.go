@@ -187,6 +187,7 @@ func (s *session) summarize() {
 	end := &s.res.End
 	end.Streams = nil
 	s.out.printf("%s", lineSeparator)
+	s.verboseSummary()
 	if s.params.UDP {
 		s.out.printf("%s", s.bidirHeader(headerUDP))
 		for _, g := range s.groups() {

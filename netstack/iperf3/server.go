@@ -41,7 +41,9 @@ type ServerOptions struct {
 	// listens afresh, or with OneOff returns nil. 0: wait for ever.
 	WaitTimeout time.Duration
 	// Limit is --server-bitrate-limit (ratelimit.go).
-	Limit      BitrateLimit
+	Limit BitrateLimit
+	// Verbose is -V: 3.12's extra lines (text output only).
+	Verbose    bool
 	Seed       uint64 // payload randomness; 0: random
 	SystemInfo string // JSON system_info
 	// OnTest, if set, sees every finished test: its Result (nil if no
@@ -94,6 +96,9 @@ func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
 		accepting.Wait()
 		srv.drain()
 	}()
+	if o.Verbose && !o.JSON {
+		fmt.Fprintf(o.Output, "%s\n%s\n", versionString, o.SystemInfo)
+	}
 	for n := 1; ; n++ {
 		if !o.JSON {
 			fmt.Fprintf(o.Output, "-----------------------------------------------------------\n"+
@@ -326,7 +331,7 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 		out = &printer{w: o.Output}
 	}
 	t.s = &session{
-		role: 's', clock: o.Clock, out: out, interval: o.Interval, tcpInfo: o.TCPInfo,
+		role: 's', clock: o.Clock, out: out, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
 		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
 	}
 	return t
@@ -492,7 +497,9 @@ func (t *serverTest) onParams(body []byte) error {
 	s.res.Start.Timestamp = timestamp(o.Clock.Now())
 	s.res.Start.AcceptedConnection = &Endpoint{Host: host, Port: port}
 	s.res.Start.Cookie = cookieString(t.cookie)
+	s.verboseTime(o.Clock.Now())
 	s.out.printf("Accepted connection from %s, port %d\n", host, port)
+	s.verboseParams(s.res.Start.Cookie, 0)
 	t.reader.request(readStateByte)
 	return nil
 }
@@ -567,6 +574,7 @@ func (t *serverTest) startTest() error {
 	if err := writeState(t.ctrl, stateTestStart); err != nil {
 		return fail(CodeSendMessage, err)
 	}
+	s.verboseStarting()
 	now := s.clock.NowMonotonic()
 	s.startTest(now)
 	if s.params.Time > 0 {

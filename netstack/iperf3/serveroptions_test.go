@@ -106,3 +106,50 @@ func TestServerBitrateLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestVerbose: -V adds 3.12's lines, in 3.12's order, on both ends (the
+// order is the real binary's, observed with iperf3 3.12 -V).
+func TestVerbose(t *testing.T) {
+	ln, err := listenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port := splitAddr(ln.Addr())
+	var srvOut syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, ln, ServerOptions{Verbose: true, Output: &srvOut}) }()
+	defer func() { cancel(); <-served }()
+	r := runLoopOn(t, port, "-V", "-t", "1", "-b", "50M")
+	if r.clientErr != nil {
+		t.Fatal(r.clientErr)
+	}
+	inOrder := func(who, out string, want ...string) {
+		t.Helper()
+		rest := out
+		for _, w := range want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%s: %q missing or out of order in:\n%s", who, w, out)
+				return
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+	inOrder("client", r.clientOut, "iperf 3.12\n", "\nControl connection MSS ", "\nTime: ", "\nConnecting to host 127.0.0.1",
+		"\n      Cookie: ", "\n      Target Bitrate: 50000000\n", " connected to ",
+		"\nStarting Test: protocol: TCP, 1 streams, 131072 byte blocks, omitting 0 seconds, 1 second test, tos 0\n",
+		"\n- - - - - - - - - - - - - - - - - - - - - - - - -\nTest Complete. Summary Results:\n[ ID] Interval",
+		"receiver\nCPU Utilization: local/sender 0.0% (0.0%u/0.0%s), remote/receiver 0.0% (0.0%u/0.0%s)\n", "\niperf Done.\n")
+	inOrder("server", srvOut.String(), "iperf 3.12\n", "\nServer listening on", "\nTime: ", "\nAccepted connection from 127.0.0.1",
+		"\n      Cookie: ", "\n      Target Bitrate: 50000000\n", " connected to ", "\nStarting Test: protocol: TCP, 1 streams",
+		"\nTest Complete. Summary Results:\n")
+	// Without -V none of it, once the server is listening for its next test.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(srvOut.String(), "(test #2)") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r = runLoopOn(t, port, "-t", "1")
+	if r.clientErr != nil || !strings.Contains(r.clientOut, "iperf Done.") || strings.Contains(r.clientOut, "Cookie:") || strings.Contains(r.clientOut, "Test Complete") {
+		t.Errorf("without -V: %v\n%s", r.clientErr, r.clientOut)
+	}
+}

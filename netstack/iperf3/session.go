@@ -32,6 +32,7 @@ type session struct {
 	omitting         bool
 	peer             *PeerResults
 	file             *diskFile // client -F
+	verbose          bool      // -V, text output only
 }
 
 type stream struct {
