@@ -183,6 +183,10 @@ var options = []option{
 		c.Client.CongestionAlg = v
 		return nil
 	}},
+	{0, "extra-data", true, ModeClient, func(c *Config, v string) error {
+		c.Client.ExtraData = v
+		return nil
+	}},
 	{'T', "title", true, ModeClient, func(c *Config, v string) error {
 		c.Client.Title = v
 		return nil
@@ -252,7 +256,6 @@ var refusedOptions = []struct {
 	{'S', "tos", true, "IP TOS is not carried by the emulated stacks' sockets"},
 	{0, "dscp", true, "IP TOS is not carried by the emulated stacks' sockets"},
 	{'L', "flowlabel", true, "IPv6 is not available on the emulated hosts"},
-	{0, "extra-data", true, "extra JSON data is not implemented"},
 	{0, "timestamps", false, "line timestamps would be wall time; the run is in virtual time"},
 	{'A', "affinity", true, "the emulated board has one core"},
 	{0, "sctp", false, "the emulated stacks have no SCTP"},

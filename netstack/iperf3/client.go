@@ -44,6 +44,7 @@ type ClientOptions struct {
 	CongestionAlg   string        // -C: the data streams' congestion control
 	Title           string        // -T: prefix of every output line, JSON "title"
 	Verbose         bool          // -V: 3.12's extra lines (text output only)
+	ExtraData       string        // --extra-data: JSON "extra_data" on both ends
 	File            string        // -F: send this file's bytes
 	ConnectTimeout  time.Duration // --connect-timeout: the control connection's dial
 	Repeating       bool          // --repeating-payload: "0123456789..." instead of random bytes
@@ -253,7 +254,7 @@ func newClient(o ClientOptions) *client {
 			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, BlockCount: o.Blocks, Parallel: o.Parallel,
 			Reverse: o.Reverse, Bidir: o.Bidir, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
 			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
-			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, Congestion: o.CongestionAlg, Title: o.Title,
+			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, Congestion: o.CongestionAlg, Title: o.Title, ExtraData: o.ExtraData,
 			Repeating: o.Repeating, ZeroCopy: o.ZeroCopy,
 		},
 		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
@@ -264,6 +265,7 @@ func newClient(o ClientOptions) *client {
 	c.s.res.Start.UDP = o.UDP
 	c.s.res.Start.SockBufsize = o.Window
 	c.s.res.Title = o.Title
+	c.s.res.ExtraData = o.ExtraData
 	c.s.res.Start.TargetBitrate = int64(o.Bandwidth)
 	return c
 }

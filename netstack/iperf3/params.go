@@ -28,6 +28,7 @@ type testParams struct {
 	NoDelay     bool   // -N
 	Congestion  string // -C
 	Title       string // -T (JSON "title")
+	ExtraData   string // --extra-data (JSON "extra_data")
 	Repeating   bool   // --repeating-payload
 	ZeroCopy    bool   // -Z
 }
@@ -53,6 +54,7 @@ type wireParams struct {
 	PacingTimer     int    `json:"pacing_timer"`
 	Burst           int    `json:"burst,omitempty"`
 	Title           string `json:"title,omitempty"`
+	ExtraData       string `json:"extra_data,omitempty"`
 	Congestion      string `json:"congestion,omitempty"`
 	GetServerOutput int    `json:"get_server_output,omitempty"`
 	Counters64      int    `json:"udp_counters_64bit,omitempty"`
@@ -66,7 +68,7 @@ func (p testParams) wire() wireParams {
 		TCP: !p.UDP, UDP: p.UDP, Omit: p.Omit, Time: p.Time, Num: p.Num, BlockCount: p.BlockCount,
 		Parallel: p.Parallel, Reverse: p.Reverse, Bidir: p.Bidir, Len: p.Len, Bandwidth: p.Bandwidth,
 		PacingTimer: p.pacingTimer(), Burst: p.Burst, ClientVersion: clientVersion,
-		Window: p.Window, MSS: p.MSS, NoDelay: p.NoDelay, Title: p.Title, Congestion: p.Congestion,
+		Window: p.Window, MSS: p.MSS, NoDelay: p.NoDelay, Title: p.Title, ExtraData: p.ExtraData, Congestion: p.Congestion,
 	}
 	if p.GetServerOutput {
 		w.GetServerOutput = 1
@@ -152,7 +154,7 @@ func parseParams(body []byte) (testParams, error) {
 		key string
 		max int
 		dst *string
-	}{{"client_version", 64, &p.ClientVersion}, {"congestion", 64, &p.Congestion}, {"title", 1024, &p.Title}} {
+	}{{"client_version", 64, &p.ClientVersion}, {"congestion", 64, &p.Congestion}, {"title", 1024, &p.Title}, {"extra_data", 1024, &p.ExtraData}} {
 		if raw, ok := obj[f.key]; ok {
 			var s string
 			if err := json.Unmarshal(raw, &s); err == nil && len(s) <= f.max {

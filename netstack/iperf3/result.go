@@ -16,7 +16,8 @@ type Result struct {
 	Start     Start      `json:"start"`
 	Intervals []Interval `json:"intervals"`
 	End       End        `json:"end"`
-	Title     string     `json:"title,omitempty"` // -T
+	Title     string     `json:"title,omitempty"`      // -T
+	ExtraData string     `json:"extra_data,omitempty"` // --extra-data
 	// Server output the client asked for with --get-server-output.
 	ServerOutputJSON json.RawMessage `json:"server_output_json,omitempty"`
 	ServerOutputText string          `json:"server_output_text,omitempty"`

@@ -480,6 +480,7 @@ func (t *serverTest) onParams(body []byte) error {
 	s.res.Start.UDP = p.UDP
 	s.res.Start.SockBufsize = p.Window
 	s.res.Title = p.Title
+	s.res.ExtraData = p.ExtraData
 	s.res.Start.TargetBitrate = int64(p.Bandwidth)
 	if p.UDP {
 		if err := t.listenUDP(); err != nil {

@@ -153,3 +153,30 @@ func TestVerbose(t *testing.T) {
 		t.Errorf("without -V: %v\n%s", r.clientErr, r.clientOut)
 	}
 }
+
+// TestExtraData: --extra-data reaches both ends' JSON, as 3.12's
+// "extra_data" key does.
+func TestExtraData(t *testing.T) {
+	ln, err := listenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port := splitAddr(ln.Addr())
+	got := make(chan *Result, 1)
+	go func() {
+		r, _ := ServeOne(context.Background(), ln, ServerOptions{})
+		got <- r
+	}()
+	cfg, err := ParseArgs([]string{"-c", "127.0.0.1", "-p", itoa(port), "-t", "1", "--extra-data", "board run 7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := Run(context.Background(), cfg.Client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := <-got
+	if client.ExtraData != "board run 7" || server == nil || server.ExtraData != "board run 7" {
+		t.Errorf("extra_data: client %q, server %+v", client.ExtraData, server)
+	}
+}
