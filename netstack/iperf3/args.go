@@ -27,6 +27,8 @@ type Config struct {
 	Client  ClientOptions
 	Server  ServerOptions
 	LogFile string // --logfile: output is appended to this file
+
+	rcvTimeoutSet bool // --rcv-timeout was given
 }
 
 // option describes one iperf3 flag this implementation accepts.
@@ -183,6 +185,16 @@ var options = []option{
 		c.Client.CongestionAlg = v
 		return nil
 	}},
+	{0, "rcv-timeout", true, 0, func(c *Config, v string) error {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < minRcvTimeoutMs || ms > maxRcvTimeoutMs {
+			return errWithErrno(CodeRcvTimeout)
+		}
+		c.Client.IdleTimeout = time.Duration(ms) * time.Millisecond
+		c.Server.IdleTimeout = c.Client.IdleTimeout
+		c.rcvTimeoutSet = true
+		return nil
+	}},
 	{0, "extra-data", true, ModeClient, func(c *Config, v string) error {
 		c.Client.ExtraData = v
 		return nil
@@ -237,6 +249,18 @@ var options = []option{
 	}},
 }
 
+// 3.12 words a few parameter errors with strerror appended, which is empty
+// there: "...: " and a blank line.
+const errnoSuffix = ": \n"
+
+func errWithErrno(c Code) error { return errors.New(codeText[c] + errnoSuffix) }
+
+// The --rcv-timeout range in milliseconds (3.12's MIN/MAX_NO_MSG_RCVD_TIMEOUT).
+const (
+	minRcvTimeoutMs = 100
+	maxRcvTimeoutMs = 86400 * 1000
+)
+
 // refusedOptions are 3.12 --help options that mean nothing on the emulated
 // board or are not built here; each is refused with its reason, never
 // silently ignored.
@@ -270,7 +294,6 @@ var refusedOptions = []struct {
 	{0, "rsa-private-key-path", true, "authentication is not built"},
 	{0, "authorized-users-path", true, "authentication is not built"},
 	{0, "time-skew-threshold", true, "authentication is not built"},
-	{0, "rcv-timeout", true, "not implemented (a stalled test ends after 120 s)"},
 	{0, "snd-timeout", true, "TCP_USER_TIMEOUT is not implemented"},
 }
 
@@ -434,6 +457,9 @@ func ParseArgs(args []string) (Config, error) {
 			}
 		}
 	}
+	if cfg.rcvTimeoutSet && cfg.Mode == ModeClient && !cfg.Client.Reverse && !cfg.Client.Bidir {
+		return cfg, errWithErrno(CodeRcvTimeoutMode) // 3.12: a sending client never waits to receive
+	}
 	if c := cfg.Client; cfg.Mode == ModeClient && ((timeSet && (c.Bytes > 0 || c.Blocks > 0)) || (c.Bytes > 0 && c.Blocks > 0)) {
 		return cfg, errors.New(codeText[CodeEndConditions])
 	}
@@ -546,6 +572,7 @@ func shortFlags(args []string, i int, uses []use, unknown *[]string) ([]use, int
 
 // isCodeText reports whether msg is one of iperf3's error texts.
 func isCodeText(msg string) bool {
+	msg = strings.TrimSuffix(msg, errnoSuffix)
 	for _, t := range codeText {
 		if t == msg {
 			return true

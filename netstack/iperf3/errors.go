@@ -28,6 +28,8 @@ const (
 	CodeTotalRate      Code = 27  // IETOTALRATE
 	CodeTotalInterval  Code = 28  // IETOTALINTERVAL
 	CodeIdleTimeout    Code = 30  // IEIDLETIMEOUT
+	CodeRcvTimeout     Code = 31  // IERCVTIMEOUT
+	CodeRcvTimeoutMode Code = 32  // IERVRSONLYRCVTIMEOUT
 	CodeConnect        Code = 103 // IECONNECT
 	CodeAccept         Code = 104 // IEACCEPT
 	CodeSendCookie     Code = 105 // IESENDCOOKIE
@@ -76,6 +78,8 @@ var codeText = map[Code]string{
 	CodeReverseBidir:   "cannot be both reverse and bidirectional",
 	CodeTotalRate:      "total required bandwidth is larger than server limit",
 	CodeTotalInterval:  "invalid time interval for calculating average data rate",
+	CodeRcvTimeout:     "receive timeout value is incorrect or not in range",
+	CodeRcvTimeoutMode: "client receive timeout is valid only in receiving mode",
 	CodeIdleTimeout:    "idle timeout parameter is not positive or larger than allowed limit",
 	CodeConnect:        "unable to connect to server",
 	CodeAccept:         "unable to accept connection from client",

@@ -180,3 +180,35 @@ func TestExtraData(t *testing.T) {
 		t.Errorf("extra_data: client %q, server %+v", client.ExtraData, server)
 	}
 }
+
+// TestRcvTimeout: --rcv-timeout sets how long a side waits with nothing
+// received, in 3.12's range and words (checked against the real binary).
+func TestRcvTimeout(t *testing.T) {
+	cases := []struct {
+		args    []string
+		want    time.Duration
+		wantErr string
+	}{
+		{[]string{"-s", "--rcv-timeout", "500"}, 500 * time.Millisecond, ""},
+		{[]string{"-c", "h", "-R", "--rcv-timeout", "2000"}, 2 * time.Second, ""},
+		{[]string{"-c", "h", "--bidir", "--rcv-timeout", "2000"}, 2 * time.Second, ""},
+		{[]string{"-c", "h", "--rcv-timeout", "2000"}, 0, "client receive timeout is valid only in receiving mode: \n"},
+		{[]string{"-s", "--rcv-timeout", "5"}, 0, "receive timeout value is incorrect or not in range: \n"},
+	}
+	for _, c := range cases {
+		cfg, err := ParseArgs(c.args)
+		if c.wantErr != "" {
+			if err == nil || err.Error() != c.wantErr {
+				t.Errorf("%v: %v, want %q", c.args, err, c.wantErr)
+			}
+			continue
+		}
+		got := cfg.Server.IdleTimeout
+		if cfg.Mode == ModeClient {
+			got = cfg.Client.IdleTimeout
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%v: %v, timeout %v, want %v", c.args, err, got, c.want)
+		}
+	}
+}
