@@ -32,6 +32,10 @@ func SockOpts(c net.Conn, o iperf3.SocketOptions) error {
 	if o.MSS > 0 {
 		_ = tc.ep.SetSockOptInt(tcpip.MaxSegOption, o.MSS)
 	}
+	if o.UserTimeout > 0 {
+		ut := tcpip.TCPUserTimeoutOption(o.UserTimeout)
+		_ = tc.ep.SetSockOpt(&ut)
+	}
 	if o.Congestion != "" {
 		known := false
 		for _, cc := range CongestionControls {

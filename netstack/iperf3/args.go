@@ -195,6 +195,15 @@ var options = []option{
 		c.rcvTimeoutSet = true
 		return nil
 	}},
+	{0, "snd-timeout", true, 0, func(c *Config, v string) error {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 || ms > maxRcvTimeoutMs {
+			return errWithErrno(CodeSndTimeout)
+		}
+		c.Client.SndTimeout = time.Duration(ms) * time.Millisecond
+		c.Server.SndTimeout = c.Client.SndTimeout
+		return nil
+	}},
 	{0, "extra-data", true, ModeClient, func(c *Config, v string) error {
 		c.Client.ExtraData = v
 		return nil
@@ -255,7 +264,8 @@ const errnoSuffix = ": \n"
 
 func errWithErrno(c Code) error { return errors.New(codeText[c] + errnoSuffix) }
 
-// The --rcv-timeout range in milliseconds (3.12's MIN/MAX_NO_MSG_RCVD_TIMEOUT).
+// The --rcv-timeout range in milliseconds (3.12's MIN/MAX_NO_MSG_RCVD_TIMEOUT);
+// --snd-timeout takes 0 up to the same maximum.
 const (
 	minRcvTimeoutMs = 100
 	maxRcvTimeoutMs = 86400 * 1000
@@ -294,7 +304,6 @@ var refusedOptions = []struct {
 	{0, "rsa-private-key-path", true, "authentication is not built"},
 	{0, "authorized-users-path", true, "authentication is not built"},
 	{0, "time-skew-threshold", true, "authentication is not built"},
-	{0, "snd-timeout", true, "TCP_USER_TIMEOUT is not implemented"},
 }
 
 func init() {

@@ -45,6 +45,7 @@ type ClientOptions struct {
 	Title           string        // -T: prefix of every output line, JSON "title"
 	Verbose         bool          // -V: 3.12's extra lines (text output only)
 	ExtraData       string        // --extra-data: JSON "extra_data" on both ends
+	SndTimeout      time.Duration // --snd-timeout: TCP_USER_TIMEOUT of control and data
 	File            string        // -F: send this file's bytes
 	ConnectTimeout  time.Duration // --connect-timeout: the control connection's dial
 	Repeating       bool          // --repeating-payload: "0123456789..." instead of random bytes
@@ -254,7 +255,7 @@ func newClient(o ClientOptions) *client {
 			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, BlockCount: o.Blocks, Parallel: o.Parallel,
 			Reverse: o.Reverse, Bidir: o.Bidir, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
 			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
-			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, Congestion: o.CongestionAlg, Title: o.Title, ExtraData: o.ExtraData,
+			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, Congestion: o.CongestionAlg, Title: o.Title, ExtraData: o.ExtraData, SndTimeout: o.SndTimeout,
 			Repeating: o.Repeating, ZeroCopy: o.ZeroCopy,
 		},
 		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
@@ -319,6 +320,11 @@ func (c *client) run(ctx context.Context) error {
 	}
 	c.ctrl = ctrl
 	c.addConn(ctrl)
+	if o.SndTimeout > 0 {
+		if err := applySockOpts(o.SockOpts, ctrl, SocketOptions{UserTimeout: o.SndTimeout}); err != nil {
+			return err
+		}
+	}
 
 	mss := 0
 	if o.TCPInfo != nil {

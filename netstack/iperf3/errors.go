@@ -30,6 +30,7 @@ const (
 	CodeIdleTimeout    Code = 30  // IEIDLETIMEOUT
 	CodeRcvTimeout     Code = 31  // IERCVTIMEOUT
 	CodeRcvTimeoutMode Code = 32  // IERVRSONLYRCVTIMEOUT
+	CodeSndTimeout     Code = 33  // IESNDTIMEOUT
 	CodeConnect        Code = 103 // IECONNECT
 	CodeAccept         Code = 104 // IEACCEPT
 	CodeSendCookie     Code = 105 // IESENDCOOKIE
@@ -80,6 +81,7 @@ var codeText = map[Code]string{
 	CodeTotalInterval:  "invalid time interval for calculating average data rate",
 	CodeRcvTimeout:     "receive timeout value is incorrect or not in range",
 	CodeRcvTimeoutMode: "client receive timeout is valid only in receiving mode",
+	CodeSndTimeout:     "send timeout value is incorrect or not in range",
 	CodeIdleTimeout:    "idle timeout parameter is not positive or larger than allowed limit",
 	CodeConnect:        "unable to connect to server",
 	CodeAccept:         "unable to accept connection from client",

@@ -3,6 +3,7 @@ package iperf3
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // testParams are the test settings the client sends in PARAM_EXCHANGE.
@@ -29,8 +30,10 @@ type testParams struct {
 	Congestion  string // -C
 	Title       string // -T (JSON "title")
 	ExtraData   string // --extra-data (JSON "extra_data")
-	Repeating   bool   // --repeating-payload
-	ZeroCopy    bool   // -Z
+	// SndTimeout is this end's --snd-timeout; not a parameter on the wire.
+	SndTimeout time.Duration
+	Repeating  bool // --repeating-payload
+	ZeroCopy   bool // -Z
 }
 
 // wireParams is the parameter JSON in the key order a 3.12 client uses

@@ -43,7 +43,9 @@ type ServerOptions struct {
 	// Limit is --server-bitrate-limit (ratelimit.go).
 	Limit BitrateLimit
 	// Verbose is -V: 3.12's extra lines (text output only).
-	Verbose    bool
+	Verbose bool
+	// SndTimeout is --snd-timeout: TCP_USER_TIMEOUT of control and data.
+	SndTimeout time.Duration
 	Seed       uint64 // payload randomness; 0: random
 	SystemInfo string // JSON system_info
 	// OnTest, if set, sees every finished test: its Result (nil if no
@@ -472,6 +474,12 @@ func (t *serverTest) onParams(body []byte) error {
 		return t.refuse(fail(CodeTotalRate, nil))
 	}
 	t.rate.limit = o.Limit
+	p.SndTimeout = o.SndTimeout
+	if o.SndTimeout > 0 {
+		if err := applySockOpts(o.SockOpts, t.ctrl, SocketOptions{UserTimeout: o.SndTimeout}); err != nil {
+			return t.refuse(err)
+		}
+	}
 	s.params = p
 	s.sending = p.Reverse || p.Bidir
 	if s.sending && o.TCPInfo != nil && !p.UDP {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -210,5 +211,52 @@ func TestRcvTimeout(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%v: %v, timeout %v, want %v", c.args, err, got, c.want)
 		}
+	}
+}
+
+// TestSndTimeout: --snd-timeout reaches the control and the data
+// connections of both ends as TCP_USER_TIMEOUT, in 3.12's range and words.
+func TestSndTimeout(t *testing.T) {
+	if _, err := ParseArgs([]string{"-c", "h", "--snd-timeout", "-5"}); err == nil || err.Error() != "send timeout value is incorrect or not in range: \n" {
+		t.Errorf("bad value: %v", err)
+	}
+	ln, err := listenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port := splitAddr(ln.Addr())
+	var mu sync.Mutex
+	seen := map[string]int{} // "client"/"server" -> connections given the timeout
+	record := func(who string) SockOptFunc {
+		return func(_ net.Conn, o SocketOptions) error {
+			if o.UserTimeout == 3*time.Second {
+				mu.Lock()
+				seen[who]++
+				mu.Unlock()
+			}
+			return nil
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ServeOne(context.Background(), ln, ServerOptions{SndTimeout: 3 * time.Second, SockOpts: record("server")})
+		done <- err
+	}()
+	cfg, err := ParseArgs([]string{"-c", "127.0.0.1", "-p", itoa(port), "-t", "1", "-P", "2", "--snd-timeout", "3000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cfg.Client
+	o.SockOpts = record("client")
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen["client"] != 3 || seen["server"] != 3 { // the control connection and two streams each
+		t.Errorf("connections given TCP_USER_TIMEOUT: %v, want 3 on each end", seen)
 	}
 }

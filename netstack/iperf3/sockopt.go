@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 )
 
 // SocketOptions are the per-stream socket settings a test asks for: -w
@@ -14,6 +15,9 @@ type SocketOptions struct {
 	MSS        int
 	NoDelay    bool
 	Congestion string
+	// UserTimeout is --snd-timeout (TCP_USER_TIMEOUT): how long sent data may
+	// stay unacknowledged before the connection is dropped; 0: the stack's.
+	UserTimeout time.Duration
 }
 
 func (o SocketOptions) isZero() bool { return o == SocketOptions{} }
@@ -82,5 +86,5 @@ func applySockOpts(f SockOptFunc, c net.Conn, o SocketOptions) error {
 
 // sockOpts is what the parameters ask of the data streams.
 func (p testParams) sockOpts() SocketOptions {
-	return SocketOptions{Window: p.Window, MSS: p.MSS, NoDelay: p.NoDelay, Congestion: p.Congestion}
+	return SocketOptions{Window: p.Window, MSS: p.MSS, NoDelay: p.NoDelay, Congestion: p.Congestion, UserTimeout: p.SndTimeout}
 }

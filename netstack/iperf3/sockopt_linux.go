@@ -5,6 +5,7 @@ package iperf3
 import (
 	"net"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,6 +41,9 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 		}
 		if o.NoDelay {
 			set(unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		}
+		if o.UserTimeout > 0 {
+			set(unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(o.UserTimeout/time.Millisecond))
 		}
 		if o.Congestion != "" && serr == nil {
 			if err := unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, o.Congestion); err != nil {
