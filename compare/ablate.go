@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"mesonemu/netstack"
 	"mesonemu/perfrun"
 )
 
@@ -61,8 +62,8 @@ type Gap struct {
 // ablationConfigs are the commit's "before" and "after" rows.
 var ablationConfigs = Configs[:2]
 
-// boardMinRTO is the board's minimum RTO, Linux's TCP_RTO_MIN.
-const boardMinRTO = 200 * time.Millisecond
+// boardMinRTO is the board's minimum RTO as its TCP is configured.
+var boardMinRTO = netstack.LinuxTCP().MinRTO
 
 // Ablate runs the commit's two configurations with each named mechanism off in
 // turn (all of perfrun.Ablations when names is empty), and as they are.
