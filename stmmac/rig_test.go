@@ -168,6 +168,27 @@ type ring struct {
 	chain   bool
 }
 
+// newTxRig is a rig brought up with MAC configuration macCfg and a TX ring of n
+// 2048-byte buffers to queue frames on.
+func newTxRig(t testing.TB, n int, macCfg uint32) (*rig, *ring) {
+	t.Helper()
+	r := newRig(t, Config{})
+	tx := newRing(r, txRingAt, n, txBufAt, 2048, false)
+	tx.initTx()
+	r.bringUp(txRingAt, rxRingAt, macCfg)
+	return r, tx
+}
+
+// newRings is a rig with a 4-entry TX ring of 2048-byte buffers, initialised, and
+// an RX ring of n bufSize-byte buffers for the caller to set up; not brought up.
+func newRings(t testing.TB, n, bufSize int, chain bool) (r *rig, tx, rx *ring) {
+	t.Helper()
+	r = newRig(t, Config{})
+	tx = newRing(r, txRingAt, 4, txBufAt, 2048, false)
+	tx.initTx()
+	return r, tx, newRing(r, rxRingAt, n, rxBufAt, bufSize, chain)
+}
+
 func newRing(r *rig, base uint32, n int, bufBase uint32, bufSize int, chain bool) *ring {
 	return &ring{r: r, base: base, n: n, bufBase: bufBase, bufSize: bufSize, chain: chain}
 }
