@@ -192,20 +192,14 @@ func TestInteropBoardClientHostServer(t *testing.T) {
 	for _, tc := range interopCases {
 		t.Run(tc.name, func(t *testing.T) {
 			ns, ctx := interopNS(t)
-			srv := ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP)
-			var sout, serr bytes.Buffer
-			srv.Stdout, srv.Stderr = &sout, &serr
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			ns.waitListening(ctx, 5201)
+			srv := ns.startHostServer(ctx)
 			r := runBoard(ctx, ns, fixedBoard, "", append([]string{"-c", hostIP}, tc.argsWith(file)...), nil)
-			werr := srv.Wait()
+			werr := srv.wait()
 			boardOK(t, r)
 			if werr != nil {
-				t.Fatalf("Debian iperf3 server: %v\n%s\n%s", werr, serr.String(), sout.String())
+				t.Fatalf("Debian iperf3 server: %v\n%s\n%s", werr, srv.stderr.String(), srv.out.String())
 			}
-			checkAgree(t, tc, parseDoc(t, "board client", r.stdout.Bytes()), parseDoc(t, "Debian server", sout.Bytes()))
+			checkAgree(t, tc, parseDoc(t, "board client", r.stdout.Bytes()), parseDoc(t, "Debian server", srv.out.Bytes()))
 		})
 	}
 }
