@@ -99,34 +99,19 @@ func (r *rig) readRAM(addr uint32, n int) []byte {
 	return p
 }
 
-func (r *rig) irqLevel() bool {
+// locked reads the model under the machine lock, as the tests do between runs.
+func locked[T any](r *rig, read func() T) T {
 	r.m.Lock()
 	defer r.m.Unlock()
-	return r.irq.Level()
+	return read()
 }
 
-func (r *rig) counters() Counters {
-	r.m.Lock()
-	defer r.m.Unlock()
-	return r.mac.Counters()
-}
-
-func (r *rig) txState() ProcessState {
-	r.m.Lock()
-	defer r.m.Unlock()
-	return r.mac.TxState()
-}
-
-func (r *rig) rxState() ProcessState {
-	r.m.Lock()
-	defer r.m.Unlock()
-	return r.mac.RxState()
-}
-
+func (r *rig) irqLevel() bool        { return locked(r, r.irq.Level) }
+func (r *rig) counters() Counters    { return locked(r, r.mac.Counters) }
+func (r *rig) txState() ProcessState { return locked(r, r.mac.TxState) }
+func (r *rig) rxState() ProcessState { return locked(r, r.mac.RxState) }
 func (r *rig) receive(frame []byte) RxOutcome {
-	r.m.Lock()
-	defer r.m.Unlock()
-	return r.mac.Receive(frame)
+	return locked(r, func() RxOutcome { return r.mac.Receive(frame) })
 }
 
 // bringUp does what stmmac_hw_setup does for the parts a test needs: reset, bus mode,
