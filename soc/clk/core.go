@@ -466,15 +466,9 @@ func (fw *Framework) reparentOrphans() {
 // become orphans, every cached reference to it is dropped and later calls with it
 // fail with ErrNoDevice. Unlike Linux, the children are moved to the orphan list
 // directly rather than through clk_set_parent(child, NULL).
-func (fw *Framework) Unregister(c *Clock) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if c == nil {
-		return nil
-	}
-	if err := fw.check(c); err != nil {
-		return err
-	}
+func (fw *Framework) Unregister(c *Clock) error { return fw.locked(c, fw.unregister) }
+
+func (fw *Framework) unregister(c *Clock) error {
 	if c.prepareCount > 0 {
 		fw.warnf("unregistering prepared clock: %s", c.name)
 	}
@@ -490,5 +484,5 @@ func (fw *Framework) Unregister(c *Clock) error {
 		}
 	}
 	fw.drop(c)
-	return fw.finish(nil)
+	return nil
 }

@@ -187,10 +187,14 @@ func (fw *Framework) DisableUnprepare(c *Clock) error {
 }
 
 // locked runs op on a checked clock under the framework lock and returns op's error
-// together with what the clock ops noted meanwhile (finish).
+// together with what the clock ops noted meanwhile (finish). A nil clock is a no-op,
+// as Linux's NULL clk.
 func (fw *Framework) locked(c *Clock, op func(*Clock) error) error {
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
+	if c == nil {
+		return nil
+	}
 	if err := fw.check(c); err != nil {
 		return err
 	}
