@@ -2,7 +2,6 @@ package tap
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/json"
 	"os"
@@ -64,15 +63,6 @@ var interopCases = []interopCase{
 	{"bidir", []string{"--bidir"}, []string{"sum_received", "sum_sent_bidir_reverse"}, false, 128 * 1024},
 	{"-b 100M -w 256K -C reno", []string{"-b", "100M", "-w", "256K", "-C", "reno"}, []string{"sum_received"}, false, 128 * 1024},
 	{"-F", []string{"-F", "@file"}, []string{"sum_received"}, false, 128 * 1024},
-}
-
-// interopNS is a test's namespace with the TAP, and its time bound.
-func interopNS(t *testing.T) (*netns, context.Context) {
-	ns := newNetns(t)
-	ns.addPersistentTAP(tapName)
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-	t.Cleanup(cancel)
-	return ns, ctx
 }
 
 // boardOK fails the test on a board run that did not end well.
@@ -147,7 +137,7 @@ func TestInteropHostClientBoardServer(t *testing.T) {
 	file := interopFile(t)
 	for _, tc := range interopCases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns, ctx := interopNS(t)
+			ns, ctx := tapNetns(t, 25*time.Second)
 			var cout, cerr bytes.Buffer
 			var cliErr error
 			done := make(chan struct{})
@@ -191,7 +181,7 @@ func TestInteropBoardClientHostServer(t *testing.T) {
 	file := interopFile(t)
 	for _, tc := range interopCases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns, ctx := interopNS(t)
+			ns, ctx := tapNetns(t, 25*time.Second)
 			srv := ns.startHostServer(ctx)
 			r := runBoard(ctx, ns, fixedBoard, "", append([]string{"-c", hostIP}, tc.argsWith(file)...), nil)
 			werr := srv.wait()

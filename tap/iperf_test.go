@@ -134,10 +134,7 @@ func TestBoardClientToHostServer(t *testing.T) {
 		{"pre-fix 4 ns", preFixBoard, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNetns(t)
-			ns.addPersistentTAP(tapName)
-			ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-			defer cancel()
+			ns, ctx := tapNetns(t, 25*time.Second)
 			srv := ns.startHostServer(ctx)
 			r := runBoard(ctx, ns, tc.so, "", []string{"-c", hostIP, "-t", "5", "-J"}, nil)
 			werr := srv.wait()

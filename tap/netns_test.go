@@ -94,6 +94,16 @@ func (ns *netns) configure(name string) {
 	ns.ip("link", "set", name, "up")
 }
 
+// tapNetns is a test's namespace with the persistent TAP, and the test's time
+// bound d.
+func tapNetns(t testing.TB, d time.Duration) (*netns, context.Context) {
+	ns := newNetns(t)
+	ns.addPersistentTAP(tapName)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ns, ctx
+}
+
 // hostServer is Debian's iperf3 -s -1 -J, bound to hostIP in the namespace.
 type hostServer struct {
 	cmd         *exec.Cmd
