@@ -213,20 +213,17 @@ func (c *Conn) SetDeadline(t time.Time) error {
 }
 
 // SetReadDeadline implements net.Conn.
-func (c *Conn) SetReadDeadline(t time.Time) error {
-	c.mu.Lock()
-	c.rDeadline = ToVirtual(t)
-	c.mu.Unlock()
-	c.rw.Wake()
-	return nil
-}
+func (c *Conn) SetReadDeadline(t time.Time) error { return c.setDeadline(&c.rDeadline, c.rw, t) }
 
 // SetWriteDeadline implements net.Conn.
-func (c *Conn) SetWriteDeadline(t time.Time) error {
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.setDeadline(&c.wDeadline, c.ww, t) }
+
+// setDeadline sets one direction's deadline and wakes its waiter to look again.
+func (c *Conn) setDeadline(d *emu.Time, w *emu.Waker, t time.Time) error {
 	c.mu.Lock()
-	c.wDeadline = ToVirtual(t)
+	*d = ToVirtual(t)
 	c.mu.Unlock()
-	c.ww.Wake()
+	w.Wake()
 	return nil
 }
 

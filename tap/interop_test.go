@@ -66,15 +66,6 @@ var interopCases = []interopCase{
 	{"-F", []string{"-F", "@file"}, []string{"sum_received"}, false, 128 * 1024},
 }
 
-// interopNS is a test's namespace with the TAP, and its time bound.
-func interopNS(t *testing.T) (*netns, context.Context) {
-	ns := newNetns(t)
-	ns.addPersistentTAP(tapName)
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-	t.Cleanup(cancel)
-	return ns, ctx
-}
-
 // boardOK fails the test on a board run that did not end well.
 func boardOK(t *testing.T, r *boardRun) {
 	t.Helper()
@@ -146,27 +137,35 @@ func checkAgree(t *testing.T, tc interopCase, client, server jsonDoc) {
 // TestInteropHostClientBoardServer: Debian's iperf3 -c against the board's
 // iperf3 -s -1 -J, for UDP both ways, --bidir, -b, -w, -C reno and -F.
 func TestInteropHostClientBoardServer(t *testing.T) {
+	eachInteropCase(t, func(t *testing.T, tc interopCase, ns *netns, ctx context.Context, args []string) {
+		var cout, cerr bytes.Buffer
+		var cliErr error
+		done := make(chan struct{})
+		r := runBoard(ctx, ns, fixedBoard, "", []string{"-s", "-1", "-J"}, func() {
+			defer close(done)
+			cli := ns.exec(ctx, 20*time.Second, "iperf3", append([]string{"-c", boardIP}, args...)...)
+			cli.Stdout, cli.Stderr = &cout, &cerr
+			cliErr = cli.Run()
+		})
+		<-done
+		boardOK(t, r)
+		if cliErr != nil {
+			t.Fatalf("Debian iperf3 client: %v\n%s\n%s", cliErr, cerr.String(), cout.String())
+		}
+		checkAgree(t, tc, parseDoc(t, "client", cout.Bytes()), parseDoc(t, "board server", r.stdout.Bytes()))
+		checkServerJSONReadsCC(t, tc, r.stdout.Bytes())
+	})
+}
+
+// eachInteropCase runs body as a subtest for every interop case, in a fresh
+// namespace with the TAP; args are the case's iperf3 options.
+func eachInteropCase(t *testing.T, body func(t *testing.T, tc interopCase, ns *netns, ctx context.Context, args []string)) {
 	need(t, "iperf3", "ss")
 	file := interopFile(t)
 	for _, tc := range interopCases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns, ctx := interopNS(t)
-			var cout, cerr bytes.Buffer
-			var cliErr error
-			done := make(chan struct{})
-			r := runBoard(ctx, ns, fixedBoard, "", []string{"-s", "-1", "-J"}, func() {
-				defer close(done)
-				cli := ns.exec(ctx, 20*time.Second, "iperf3", append([]string{"-c", boardIP}, tc.argsWith(file)...)...)
-				cli.Stdout, cli.Stderr = &cout, &cerr
-				cliErr = cli.Run()
-			})
-			<-done
-			boardOK(t, r)
-			if cliErr != nil {
-				t.Fatalf("Debian iperf3 client: %v\n%s\n%s", cliErr, cerr.String(), cout.String())
-			}
-			checkAgree(t, tc, parseDoc(t, "client", cout.Bytes()), parseDoc(t, "board server", r.stdout.Bytes()))
-			checkServerJSONReadsCC(t, tc, r.stdout.Bytes())
+			ns, ctx := tapNetns(t, 25*time.Second)
+			body(t, tc, ns, ctx, tc.argsWith(file))
 		})
 	}
 }
@@ -190,25 +189,14 @@ func checkServerJSONReadsCC(t *testing.T, tc interopCase, server []byte) {
 // TestInteropBoardClientHostServer: the board's iperf3 -c against Debian's
 // iperf3 -s -1 -J, for the same options.
 func TestInteropBoardClientHostServer(t *testing.T) {
-	need(t, "iperf3", "ss")
-	file := interopFile(t)
-	for _, tc := range interopCases {
-		t.Run(tc.name, func(t *testing.T) {
-			ns, ctx := interopNS(t)
-			srv := ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP)
-			var sout, serr bytes.Buffer
-			srv.Stdout, srv.Stderr = &sout, &serr
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			ns.waitListening(ctx, 5201)
-			r := runBoard(ctx, ns, fixedBoard, "", append([]string{"-c", hostIP}, tc.argsWith(file)...), nil)
-			werr := srv.Wait()
-			boardOK(t, r)
-			if werr != nil {
-				t.Fatalf("Debian iperf3 server: %v\n%s\n%s", werr, serr.String(), sout.String())
-			}
-			checkAgree(t, tc, parseDoc(t, "board client", r.stdout.Bytes()), parseDoc(t, "Debian server", sout.Bytes()))
-		})
-	}
+	eachInteropCase(t, func(t *testing.T, tc interopCase, ns *netns, ctx context.Context, args []string) {
+		srv := ns.startHostServer(ctx)
+		r := runBoard(ctx, ns, fixedBoard, "", append([]string{"-c", hostIP}, args...), nil)
+		werr := srv.wait()
+		boardOK(t, r)
+		if werr != nil {
+			t.Fatalf("Debian iperf3 server: %v\n%s\n%s", werr, srv.stderr.String(), srv.out.String())
+		}
+		checkAgree(t, tc, parseDoc(t, "board client", r.stdout.Bytes()), parseDoc(t, "Debian server", srv.out.Bytes()))
+	})
 }
