@@ -19,6 +19,7 @@ import (
 	"gvisor.dev/gvisor/pkg/waiter"
 
 	"mesonemu/emu"
+	"mesonemu/netstack/iperf3"
 )
 
 // Conn is a TCP connection on a host for a program running as an engine task:
@@ -280,6 +281,9 @@ func (h *Host) DialFrom(ctx context.Context, localPort uint16, addr string) (net
 			ep.Close()
 			return nil, fmt.Errorf("dial %s: bind port %d: %s", addr, localPort, terr)
 		}
+	}
+	if o, ok := iperf3.DialOptions(ctx); ok {
+		preConnect(ep, o) // -M must reach the SYN
 	}
 	c := newConn(h, ep, wq)
 	stop := context.AfterFunc(ctx, c.ww.Wake)

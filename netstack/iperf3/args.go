@@ -185,6 +185,16 @@ var options = []option{
 		c.Client.CongestionAlg = v
 		return nil
 	}},
+	{'S', "tos", true, ModeClient, func(c *Config, v string) error {
+		tos, err := parseTOS(v)
+		c.Client.TOS = tos
+		return err
+	}},
+	{0, "dscp", true, ModeClient, func(c *Config, v string) error {
+		tos, err := parseDSCP(v)
+		c.Client.TOS = tos
+		return err
+	}},
 	{0, "rcv-timeout", true, 0, func(c *Config, v string) error {
 		ms, err := strconv.Atoi(v)
 		if err != nil || ms < minRcvTimeoutMs || ms > maxRcvTimeoutMs {
@@ -287,8 +297,6 @@ var refusedOptions = []struct {
 	{'h', "help", false, "see iperf3 3.12's --help; mesonemu's iperf3 takes its common options"},
 	{'B', "bind", true, "each emulated host has one address"},
 	{0, "bind-dev", true, "each emulated host has one interface"},
-	{'S', "tos", true, "IP TOS is not carried by the emulated stacks' sockets"},
-	{0, "dscp", true, "IP TOS is not carried by the emulated stacks' sockets"},
 	{'L', "flowlabel", true, "IPv6 is not available on the emulated hosts"},
 	{0, "timestamps", false, "line timestamps would be wall time; the run is in virtual time"},
 	{'A', "affinity", true, "the emulated board has one core"},

@@ -41,6 +41,7 @@ type ClientOptions struct {
 	Window          int           // -w: SO_SNDBUF and SO_RCVBUF of the data sockets, both ends
 	MSS             int           // -M: TCP_MAXSEG
 	NoDelay         bool          // -N: TCP_NODELAY
+	TOS             int           // -S, --dscp: IP_TOS of the data sockets, both ends
 	CongestionAlg   string        // -C: the data streams' congestion control
 	Title           string        // -T: prefix of every output line, JSON "title"
 	Verbose         bool          // -V: 3.12's extra lines (text output only)
@@ -106,6 +107,9 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	}
 	if o.MSS < 0 || o.MSS > maxMSS {
 		return o, fail(CodeMSS, nil)
+	}
+	if o.TOS < 0 || o.TOS > maxTOS {
+		return o, fail(CodeBadTOS, nil)
 	}
 	var err error
 	if o.Interval, err = reportInterval(o.Interval, o.NoIntervals); err != nil {
@@ -255,7 +259,7 @@ func newClient(o ClientOptions) *client {
 			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, BlockCount: o.Blocks, Parallel: o.Parallel,
 			Reverse: o.Reverse, Bidir: o.Bidir, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
 			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
-			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, Congestion: o.CongestionAlg, Title: o.Title, ExtraData: o.ExtraData, SndTimeout: o.SndTimeout,
+			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, TOS: o.TOS, Congestion: o.CongestionAlg, Title: o.Title, ExtraData: o.ExtraData, SndTimeout: o.SndTimeout,
 			Repeating: o.Repeating, ZeroCopy: o.ZeroCopy,
 		},
 		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
@@ -537,6 +541,8 @@ func (c *client) connectStreams(ctx context.Context) error {
 			if dial, err = udpDialer(o.DialUDP, c.ctrl); err != nil {
 				return err
 			}
+		} else {
+			dctx = WithDialOptions(dctx, s.params.sockOpts().preConnect())
 		}
 		dctx, cancel := c.dialContext(dctx)
 		conn, err := dial(dctx, c.addr)
@@ -548,12 +554,16 @@ func (c *client) connectStreams(ctx context.Context) error {
 		if err := applySockOpts(o.SockOpts, conn, s.params.sockOpts()); err != nil {
 			return err
 		}
+		s.noteBuffers(conn)
 		if o.UDP {
 			if err := connectUDP(conn, o.Clock); err != nil {
 				return err
 			}
 		} else if _, err := conn.Write(c.cookie); err != nil {
 			return fail(CodeSendCookie, err)
+		}
+		if err := applySockOpts(o.SockOpts, conn, s.params.tosOpts()); err != nil {
+			return err
 		}
 		s.addStream(conn, s.nextSender())
 		if s.congestion == "" {

@@ -249,6 +249,9 @@ func (srv *server) runTest(ctx context.Context) (*Result, error) {
 		err = fail(CodeNoMsg, errIdle) // whatever broke, it broke because the test stalled
 	}
 	t.cleanup()
+	if t.listenerMSS {
+		setListenerMSS(srv.ln, 0)
+	}
 	res := t.s.res
 	res.UDPDrops = t.udpDrops()
 	if err != nil {
@@ -315,6 +318,8 @@ type serverTest struct {
 
 	udp *udpListener // UDP tests only
 	ctx context.Context
+
+	listenerMSS bool // the listener has the test's -M until it ends
 
 	testRuntime
 }
@@ -481,6 +486,7 @@ func (t *serverTest) onParams(body []byte) error {
 		}
 	}
 	s.params = p
+	t.listenerMSS = p.MSS > 0 && !p.UDP && setListenerMSS(t.srv.ln, p.MSS)
 	s.sending = p.Reverse || p.Bidir
 	if s.sending && o.TCPInfo != nil && !p.UDP {
 		s.senderHasRetrans = 1
@@ -566,6 +572,7 @@ func (t *serverTest) admitStream(cr cookieResult) error {
 	}
 	s := t.s
 	t.setSockOpts(cr.conn)
+	s.noteBuffers(cr.conn)
 	s.addStream(cr.conn, s.nextSender())
 	if s.congestion == "" {
 		s.congestion = congestionOf(t.o.Congestion, cr.conn)
@@ -775,6 +782,7 @@ func (t *serverTest) listenUDP() error {
 	if err != nil {
 		return fail(CodeStreamConnect, fmt.Errorf("UDP listener on port %d: %w", t.o.Port, err))
 	}
+	t.s.noteBuffers(pc)
 	clock := t.o.Clock
 	t.udp = newUDPListener(pc, t.post, t.s.streamCount(), t.s.params.Counters64,
 		func() float64 { return monoSeconds(clock.NowMonotonic()) }, &t.wd.progress)
@@ -793,15 +801,19 @@ func (t *serverTest) onUDPSetup(m udpSetup) error {
 		return err
 	}
 	if st != nil && len(s.streams) == s.streamCount() {
+		if err := t.setUDPTOS(); err != nil {
+			return err
+		}
 		return t.startTest()
 	}
 	return nil
 }
 
-// setSockOpts applies the client's -w, -M, -N and -C to a data stream. Like
-// 3.12 the server only warns about a congestion control it lacks.
+// setSockOpts applies the client's -w, -M, -N, -C and -S to a data stream.
+// Like 3.12 the server only warns about a congestion control it lacks.
 func (t *serverTest) setSockOpts(c net.Conn) {
 	o := t.s.params.sockOpts()
+	o.TOS = t.s.params.TOS
 	err := applySockOpts(t.o.SockOpts, c, o)
 	if CodeOf(err) == CodeSetCongestion {
 		fmt.Fprintf(t.o.ErrOutput, "warning: TCP congestion control algorithm not supported\n")

@@ -11,7 +11,8 @@ import (
 )
 
 // LinuxSockOpts is a SockOptFunc for host sockets (setsockopt, as iperf3
-// does; the MSS can only shrink an established connection's segments).
+// does; the MSS can only shrink an established connection's segments, and
+// Linux keeps a TCP socket's ECN bits out of IP_TOS).
 func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
@@ -32,6 +33,9 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 		if o.Window > 0 {
 			set(unix.SOL_SOCKET, unix.SO_SNDBUF, o.Window)
 			set(unix.SOL_SOCKET, unix.SO_RCVBUF, o.Window)
+		}
+		if o.TOS > 0 {
+			set(unix.IPPROTO_IP, unix.IP_TOS, o.TOS)
 		}
 		if !tcp {
 			return
@@ -55,4 +59,37 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 		return cerr
 	}
 	return serr
+}
+
+// linuxListenerMSS sets TCP_MAXSEG on a listening socket, which its
+// connections inherit (0 clears it).
+func linuxListenerMSS(l *net.TCPListener, mss int) error {
+	raw, err := l.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_MAXSEG, mss)
+	}); err != nil {
+		return err
+	}
+	return serr
+}
+
+// linuxBuffers reads SO_SNDBUF and SO_RCVBUF of a host socket (the kernel's
+// doubled values, as 3.12 reports them).
+func linuxBuffers(c syscall.Conn) (snd, rcv int, ok bool) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0, 0, false
+	}
+	var e1, e2 error
+	if err := raw.Control(func(fd uintptr) {
+		snd, e1 = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+		rcv, e2 = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF)
+	}); err != nil || e1 != nil || e2 != nil {
+		return 0, 0, false
+	}
+	return snd, rcv, true
 }

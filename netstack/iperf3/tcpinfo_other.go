@@ -2,7 +2,11 @@
 
 package iperf3
 
-import "net"
+import (
+	"errors"
+	"net"
+	"syscall"
+)
 
 // LinuxTCPInfo reads nothing off Linux.
 func LinuxTCPInfo(net.Conn) (TCPInfo, bool) { return TCPInfo{}, false }
@@ -12,3 +16,7 @@ func LinuxCongestion(net.Conn) string { return "" }
 
 // LinuxSockOpts sets nothing off Linux.
 func LinuxSockOpts(net.Conn, SocketOptions) error { return nil }
+
+func linuxListenerMSS(*net.TCPListener, int) error { return errors.ErrUnsupported }
+
+func linuxBuffers(syscall.Conn) (int, int, bool) { return 0, 0, false }

@@ -56,8 +56,8 @@ func (s *session) verboseStarting() {
 	default:
 		end = strconv.Itoa(p.Time) + " second test"
 	}
-	s.out.printf("Starting Test: protocol: %s, %d streams, %d byte blocks, omitting %d seconds, %s, tos 0\n",
-		proto, max(p.Parallel, 1), p.Len, p.Omit, end)
+	s.out.printf("Starting Test: protocol: %s, %d streams, %d byte blocks, omitting %d seconds, %s, tos %d\n",
+		proto, max(p.Parallel, 1), p.Len, p.Omit, end, p.TOS)
 }
 
 // verboseSummary heads the summary after its separator.
