@@ -29,7 +29,10 @@ func (s *session) verboseParams(cookie string, mss int) {
 		return
 	}
 	s.out.printf("      Cookie: %s\n", cookie)
-	if !s.params.UDP && mss > 0 {
+	switch {
+	case !s.params.UDP && s.params.MSS > 0:
+		s.out.printf("      TCP MSS: %d\n", s.params.MSS) // -M
+	case !s.params.UDP && mss > 0:
 		s.out.printf("      TCP MSS: %d (default)\n", mss)
 	}
 	if s.params.Bandwidth > 0 {
