@@ -47,6 +47,8 @@ type socket struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	userMSS int // the MSS iperf3's -M gave it (a listener's passes to its conns), 0: none
 }
 
 // shut closes the endpoint once and lets the stack settle; false if it was
@@ -282,10 +284,10 @@ func (h *Host) DialFrom(ctx context.Context, localPort uint16, addr string) (net
 			return nil, fmt.Errorf("dial %s: bind port %d: %s", addr, localPort, terr)
 		}
 	}
-	if o, ok := iperf3.DialOptions(ctx); ok {
-		preConnect(ep, o) // -M must reach the SYN
-	}
+	o, _ := iperf3.DialOptions(ctx)
+	preConnect(ep, o) // -M must reach the SYN
 	c := newConn(h, ep, wq)
+	c.userMSS = o.MSS
 	stop := context.AfterFunc(ctx, c.ww.Wake)
 	defer stop()
 	terr = ep.Connect(remote)
@@ -364,7 +366,9 @@ func (l *Listener) Accept() (net.Conn, error) {
 		nep, nwq, terr := l.ep.Accept(nil)
 		l.h.settle()
 		if terr == nil {
-			return newConn(l.h, nep, nwq), nil
+			c := newConn(l.h, nep, nwq)
+			c.userMSS = l.userMSS
+			return c, nil
 		}
 		if _, would := terr.(*tcpip.ErrWouldBlock); !would {
 			return nil, fmt.Errorf("accept: %s", terr)

@@ -26,6 +26,9 @@ func SockOpts(c net.Conn, o iperf3.SocketOptions) error {
 		return nil
 	}
 	preConnect(tc.ep, o)
+	if o.MSS > 0 {
+		tc.userMSS = o.MSS
+	}
 	if err := setTOS(tc.ep, o.TOS); err != nil {
 		return err
 	}
@@ -101,13 +104,15 @@ func setTOS(ep tcpip.Endpoint, tos int) error {
 // MSS of mss (0: the route's again), as a listener re-created with
 // TCP_MAXSEG does (iperf3.ListenerMSSSetter).
 func (l *Listener) SetListenerMSS(mss int) error {
-	if mss == 0 {
+	v := mss
+	if v == 0 {
 		// gVisor takes no 0; an MSS above the route's advertises the route's.
-		mss = header.TCPMaximumMSS
+		v = header.TCPMaximumMSS
 	}
-	if terr := l.ep.SetSockOptInt(tcpip.MaxSegOption, mss); terr != nil {
+	if terr := l.ep.SetSockOptInt(tcpip.MaxSegOption, v); terr != nil {
 		return fmt.Errorf("listener MSS %d: %s", mss, terr)
 	}
+	l.userMSS = mss
 	return nil
 }
 

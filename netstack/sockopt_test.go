@@ -78,9 +78,9 @@ func runPair(t *testing.T, o iperf3.ClientOptions) (client, server *iperf3.Resul
 	sched := Sched{M: m}
 	var srvErr, cliErr error
 	srv := m.Go("server", func() {
-		server, srvErr = iperf3.ServeOne(ctx, ln, iperf3.ServerOptions{Clock: b.Clock(), Seed: 3, Sched: sched, SockOpts: SockOpts})
+		server, srvErr = iperf3.ServeOne(ctx, ln, iperf3.ServerOptions{Clock: b.Clock(), Seed: 3, Sched: sched, SockOpts: SockOpts, TCPInfo: TCPInfo})
 	})
-	o.Host, o.Dial, o.Clock, o.Seed, o.Sched, o.SockOpts = "198.18.0.1", a.Dial, a.Clock(), 4, sched, SockOpts
+	o.Host, o.Dial, o.Clock, o.Seed, o.Sched, o.SockOpts, o.TCPInfo = "198.18.0.1", a.Dial, a.Clock(), 4, sched, SockOpts, TCPInfo
 	if o.Seconds == 0 {
 		// A second at 50 Mbit/s: thousands of segments, which -n would not
 		// give (the sender's 4 MiB buffer takes it at once).
@@ -102,6 +102,17 @@ func clientPort(f ipFrame) uint16 {
 		return f.dport
 	}
 	return f.sport
+}
+
+// controlPort is the client's port of the first TCP connection, the
+// control one.
+func controlPort(frames []ipFrame) uint16 {
+	for _, f := range frames {
+		if f.proto == 6 && f.syn {
+			return clientPort(f)
+		}
+	}
+	return 0
 }
 
 // TestTOSOnTheWire: -S reaches the IPv4 header of every data segment or
@@ -129,13 +140,10 @@ func TestTOSOnTheWire(t *testing.T) {
 					t.Errorf("test_start tos %d, want %d", got, tc.tos)
 				}
 			}
-			var ctrl uint16
+			ctrl := controlPort(frames)
 			var ctrlN, dataN, setupN int
 			tosN := map[byte]int{}
 			for _, f := range frames {
-				if f.proto == 6 && f.syn && ctrl == 0 {
-					ctrl = clientPort(f) // the first connection is the control one
-				}
 				switch {
 				case f.proto == 6 && clientPort(f) == ctrl:
 					ctrlN++
@@ -177,14 +185,11 @@ func TestMSSBeforeConnect(t *testing.T) {
 		{"no -M", iperf3.ClientOptions{}, 1460},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, frames := runPair(t, tc.o)
-			var ctrl uint16
+			client, server, frames := runPair(t, tc.o)
+			ctrl := controlPort(frames)
 			most := 0
 			n := 0
 			for _, f := range frames {
-				if f.proto == 6 && f.syn && ctrl == 0 {
-					ctrl = clientPort(f)
-				}
 				if f.proto == 6 && clientPort(f) != ctrl && f.payload > 0 {
 					most = max(most, f.payload)
 					n++
@@ -195,6 +200,25 @@ func TestMSSBeforeConnect(t *testing.T) {
 			// timestamps' 12 (RFC 6691 allows either).
 			if want := tc.maxData - 40; n < 1000 || most != want {
 				t.Errorf("%d data segments, largest payload %d bytes, want %d", n, most, want)
+			}
+			// The sender's tcp_info snd_mss is Linux's for that MSS (less
+			// the timestamps), which the reported cwnd bytes are counted in.
+			samples := 0
+			for _, r := range []*iperf3.Result{client, server} {
+				for _, iv := range r.Intervals {
+					for _, st := range iv.Streams {
+						if st.IntervalTCPInfo == nil {
+							continue
+						}
+						samples++
+						if st.SndCwnd == 0 || st.SndCwnd%uint64(tc.maxData-12) != 0 {
+							t.Errorf("snd_cwnd %d is no whole number of %d-byte segments", st.SndCwnd, tc.maxData-12)
+						}
+					}
+				}
+			}
+			if samples == 0 {
+				t.Error("no sender interval has TCP statistics")
 			}
 		})
 	}
@@ -222,14 +246,9 @@ func TestBuffersActual(t *testing.T) {
 					c.SockBufsize, c.SndbufActual, c.RcvbufActual, tc.o.Window, tc.snd, tc.rcv)
 			}
 			s := server.Start
-			// The server's UDP socket takes no -w (one socket serves every stream).
-			snd, rcv := tc.snd, tc.rcv
-			if tc.o.UDP {
-				snd, rcv = DefaultUDPSndBuf, DefaultUDPRcvBuf
-			}
-			if s.SockBufsize != tc.o.Window || s.SndbufActual != snd || s.RcvbufActual != rcv {
+			if s.SockBufsize != tc.o.Window || s.SndbufActual != tc.snd || s.RcvbufActual != tc.rcv {
 				t.Errorf("server sock_bufsize %d sndbuf_actual %d rcvbuf_actual %d, want %d %d %d",
-					s.SockBufsize, s.SndbufActual, s.RcvbufActual, tc.o.Window, snd, rcv)
+					s.SockBufsize, s.SndbufActual, s.RcvbufActual, tc.o.Window, tc.snd, tc.rcv)
 			}
 		})
 	}

@@ -138,23 +138,32 @@ func checkAgree(t *testing.T, tc interopCase, client, server jsonDoc) {
 // iperf3 -s -1 -J, for UDP both ways, --bidir, -b, -w, -C reno and -F.
 func TestInteropHostClientBoardServer(t *testing.T) {
 	eachInteropCase(t, func(t *testing.T, tc interopCase, ns *netns, ctx context.Context, args []string) {
-		var cout, cerr bytes.Buffer
-		var cliErr error
-		done := make(chan struct{})
-		r := runBoard(ctx, ns, fixedBoard, "", []string{"-s", "-1", "-J"}, func() {
-			defer close(done)
-			cli := ns.exec(ctx, 20*time.Second, "iperf3", append([]string{"-c", boardIP}, args...)...)
-			cli.Stdout, cli.Stderr = &cout, &cerr
-			cliErr = cli.Run()
-		})
-		<-done
-		boardOK(t, r)
-		if cliErr != nil {
-			t.Fatalf("Debian iperf3 client: %v\n%s\n%s", cliErr, cerr.String(), cout.String())
-		}
-		checkAgree(t, tc, parseDoc(t, "client", cout.Bytes()), parseDoc(t, "board server", r.stdout.Bytes()))
-		checkServerJSONReadsCC(t, tc, r.stdout.Bytes())
+		client, server := hostClientBoardServer(t, ns, ctx, "", args)
+		checkAgree(t, tc, client, server)
+		checkServerJSONReadsCC(t, tc, server)
 	})
+}
+
+// hostClientBoardServer runs Debian's iperf3 -c with args against the
+// board's iperf3 -s -1 -J (capturing the wire to pcap if set) and returns
+// both JSON documents.
+func hostClientBoardServer(t *testing.T, ns *netns, ctx context.Context, pcap string, args []string) (client, server jsonDoc) {
+	t.Helper()
+	var cout, cerr bytes.Buffer
+	var cliErr error
+	done := make(chan struct{})
+	r := runBoard(ctx, ns, fixedBoard, pcap, []string{"-s", "-1", "-J"}, func() {
+		defer close(done)
+		cli := ns.exec(ctx, 20*time.Second, "iperf3", append([]string{"-c", boardIP}, args...)...)
+		cli.Stdout, cli.Stderr = &cout, &cerr
+		cliErr = cli.Run()
+	})
+	<-done
+	boardOK(t, r)
+	if cliErr != nil {
+		t.Fatalf("Debian iperf3 client: %v\n%s\n%s", cliErr, cerr.String(), cout.String())
+	}
+	return parseDoc(t, "client", cout.Bytes()), parseDoc(t, "board server", r.stdout.Bytes())
 }
 
 // eachInteropCase runs body as a subtest for every interop case, in a fresh
@@ -171,18 +180,14 @@ func eachInteropCase(t *testing.T, body func(t *testing.T, tc interopCase, ns *n
 }
 
 // checkServerJSONReadsCC: with -C reno the board's server runs reno.
-func checkServerJSONReadsCC(t *testing.T, tc interopCase, server []byte) {
+func checkServerJSONReadsCC(t *testing.T, tc interopCase, server jsonDoc) {
 	t.Helper()
 	if !contains(tc.args, "reno") {
 		return
 	}
-	var d struct {
-		End struct {
-			CC string `json:"receiver_tcp_congestion"`
-		} `json:"end"`
-	}
-	if err := json.Unmarshal(server, &d); err != nil || d.End.CC != "reno" {
-		t.Errorf("board server runs %q (%v), want reno", d.End.CC, err)
+	end, _ := server["end"].(map[string]any)
+	if cc, _ := end["receiver_tcp_congestion"].(string); cc != "reno" {
+		t.Errorf("board server runs %q, want reno", cc)
 	}
 }
 
@@ -190,13 +195,22 @@ func checkServerJSONReadsCC(t *testing.T, tc interopCase, server []byte) {
 // iperf3 -s -1 -J, for the same options.
 func TestInteropBoardClientHostServer(t *testing.T) {
 	eachInteropCase(t, func(t *testing.T, tc interopCase, ns *netns, ctx context.Context, args []string) {
-		srv := ns.startHostServer(ctx)
-		r := runBoard(ctx, ns, fixedBoard, "", append([]string{"-c", hostIP}, args...), nil)
-		werr := srv.wait()
-		boardOK(t, r)
-		if werr != nil {
-			t.Fatalf("Debian iperf3 server: %v\n%s\n%s", werr, srv.stderr.String(), srv.out.String())
-		}
-		checkAgree(t, tc, parseDoc(t, "board client", r.stdout.Bytes()), parseDoc(t, "Debian server", srv.out.Bytes()))
+		client, server := boardClientHostServer(t, ns, ctx, "", args)
+		checkAgree(t, tc, client, server)
 	})
+}
+
+// boardClientHostServer runs the board's iperf3 -c with args against
+// Debian's iperf3 -s -1 -J (capturing the wire to pcap if set) and returns
+// both JSON documents.
+func boardClientHostServer(t *testing.T, ns *netns, ctx context.Context, pcap string, args []string) (client, server jsonDoc) {
+	t.Helper()
+	srv := ns.startHostServer(ctx)
+	r := runBoard(ctx, ns, fixedBoard, pcap, append([]string{"-c", hostIP}, args...), nil)
+	werr := srv.wait()
+	boardOK(t, r)
+	if werr != nil {
+		t.Fatalf("Debian iperf3 server: %v\n%s\n%s", werr, srv.stderr.String(), srv.out.String())
+	}
+	return parseDoc(t, "board client", r.stdout.Bytes()), parseDoc(t, "Debian server", srv.out.Bytes())
 }

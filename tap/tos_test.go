@@ -1,7 +1,7 @@
 package tap
 
 import (
-	"bytes"
+	"context"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -73,45 +73,18 @@ func checkWireTOS(t *testing.T, pcap string, tos int, args []string) {
 func TestInteropTOS(t *testing.T) {
 	need(t, "iperf3", "ss", "tshark")
 	for _, tc := range tosCases {
-		t.Run("host client/"+tc.name, func(t *testing.T) {
-			ns, ctx := interopNS(t)
-			pcap := filepath.Join(t.TempDir(), "wire.pcapng")
-			var cout, cerr bytes.Buffer
-			var cliErr error
-			done := make(chan struct{})
-			r := runBoard(ctx, ns, fixedBoard, pcap, []string{"-s", "-1", "-J"}, func() {
-				defer close(done)
-				cli := ns.exec(ctx, 20*time.Second, "iperf3", append([]string{"-c", boardIP}, tc.args...)...)
-				cli.Stdout, cli.Stderr = &cout, &cerr
-				cliErr = cli.Run()
+		for _, run := range []struct {
+			role string
+			run  func(*testing.T, *netns, context.Context, string, []string) (jsonDoc, jsonDoc)
+		}{{"host client", hostClientBoardServer}, {"board client", boardClientHostServer}} {
+			t.Run(run.role+"/"+tc.name, func(t *testing.T) {
+				ns, ctx := tapNetns(t, 25*time.Second)
+				pcap := filepath.Join(t.TempDir(), "wire.pcapng")
+				client, server := run.run(t, ns, ctx, pcap, tc.args)
+				checkTestStartTOS(t, tc.tos, client, server)
+				checkWireTOS(t, pcap, tc.tos, tc.args)
 			})
-			<-done
-			boardOK(t, r)
-			if cliErr != nil {
-				t.Fatalf("Debian iperf3 client: %v\n%s\n%s", cliErr, cerr.String(), cout.String())
-			}
-			checkTestStartTOS(t, tc.tos, parseDoc(t, "client", cout.Bytes()), parseDoc(t, "board server", r.stdout.Bytes()))
-			checkWireTOS(t, pcap, tc.tos, tc.args)
-		})
-		t.Run("board client/"+tc.name, func(t *testing.T) {
-			ns, ctx := interopNS(t)
-			pcap := filepath.Join(t.TempDir(), "wire.pcapng")
-			srv := ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP)
-			var sout, serr bytes.Buffer
-			srv.Stdout, srv.Stderr = &sout, &serr
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			ns.waitListening(ctx, 5201)
-			r := runBoard(ctx, ns, fixedBoard, pcap, append([]string{"-c", hostIP}, tc.args...), nil)
-			werr := srv.Wait()
-			boardOK(t, r)
-			if werr != nil {
-				t.Fatalf("Debian iperf3 server: %v\n%s\n%s", werr, serr.String(), sout.String())
-			}
-			checkTestStartTOS(t, tc.tos, parseDoc(t, "board client", r.stdout.Bytes()), parseDoc(t, "Debian server", sout.Bytes()))
-			checkWireTOS(t, pcap, tc.tos, tc.args)
-		})
+		}
 	}
 }
 

@@ -782,6 +782,10 @@ func (t *serverTest) listenUDP() error {
 	if err != nil {
 		return fail(CodeStreamConnect, fmt.Errorf("UDP listener on port %d: %w", t.o.Port, err))
 	}
+	if err := t.setUDPBuffers(pc); err != nil {
+		_ = pc.Close()
+		return err
+	}
 	t.s.noteBuffers(pc)
 	clock := t.o.Clock
 	t.udp = newUDPListener(pc, t.post, t.s.streamCount(), t.s.params.Counters64,

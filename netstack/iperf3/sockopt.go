@@ -178,6 +178,16 @@ func (s *session) noteBuffers(c any) {
 	}
 }
 
+// setUDPBuffers gives the server's UDP socket the client's -w, as 3.12 sets
+// it on each stream's socket (iperf_udp_accept's buffer check).
+func (t *serverTest) setUDPBuffers(pc net.PacketConn) error {
+	c, ok := pc.(net.Conn)
+	if !ok || t.s.params.Window == 0 {
+		return nil
+	}
+	return applySockOpts(t.o.SockOpts, c, SocketOptions{Window: t.s.params.Window})
+}
+
 // setUDPTOS gives the server's UDP socket the client's -S once every stream
 // has had its connect reply, which 3.12 sends before the stream exists.
 func (t *serverTest) setUDPTOS() error {
