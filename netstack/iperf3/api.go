@@ -46,9 +46,10 @@ func LocalPort(ctx context.Context) (int, bool) {
 	return p, ok && p > 0
 }
 
-// HostDial dials with the host's TCP stack, binding LocalPort(ctx) if set.
+// HostDial dials with the host's TCP stack, binding LocalPort(ctx) if set
+// and setting DialOptions(ctx) before the connect.
 func HostDial(ctx context.Context, addr string) (net.Conn, error) {
-	var d net.Dialer
+	d := net.Dialer{Control: dialControl(ctx)}
 	if p, ok := LocalPort(ctx); ok {
 		d.LocalAddr = &net.TCPAddr{Port: p}
 	}

@@ -3,6 +3,7 @@
 package iperf3
 
 import (
+	"context"
 	"net"
 	"syscall"
 	"time"
@@ -23,6 +24,11 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 		return err
 	}
 	_, tcp := c.(*net.TCPConn)
+	return setRaw(raw, o, tcp)
+}
+
+// setRaw sets o on a socket; the TCP options only where tcp.
+func setRaw(raw syscall.RawConn, o SocketOptions, tcp bool) error {
 	var serr error
 	cerr := raw.Control(func(fd uintptr) {
 		set := func(level, opt, v int) {
@@ -59,6 +65,16 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 		return cerr
 	}
 	return serr
+}
+
+// dialControl is a net.Dialer Control setting DialOptions(ctx) on a TCP
+// socket between socket() and connect(), or nil when there are none.
+func dialControl(ctx context.Context) func(network, address string, c syscall.RawConn) error {
+	o, ok := DialOptions(ctx)
+	if !ok {
+		return nil
+	}
+	return func(_, _ string, c syscall.RawConn) error { return setRaw(c, o, true) }
 }
 
 // linuxListenerMSS sets TCP_MAXSEG on a listening socket, which its

@@ -3,6 +3,7 @@
 package iperf3
 
 import (
+	"context"
 	"errors"
 	"net"
 	"syscall"
@@ -20,3 +21,5 @@ func LinuxSockOpts(net.Conn, SocketOptions) error { return nil }
 func linuxListenerMSS(*net.TCPListener, int) error { return errors.ErrUnsupported }
 
 func linuxBuffers(syscall.Conn) (int, int, bool) { return 0, 0, false }
+
+func dialControl(context.Context) func(string, string, syscall.RawConn) error { return nil }
