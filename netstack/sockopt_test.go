@@ -123,9 +123,10 @@ func TestTOSOnTheWire(t *testing.T) {
 	tests := []struct {
 		name string
 		o    iperf3.ClientOptions
-		tos  byte
+		tos  byte // on the wire; test_start says o.TOS
 	}{
 		{"tcp -S 0x10", iperf3.ClientOptions{TOS: 0x10}, 0x10},
+		{"tcp -S 0x13", iperf3.ClientOptions{TOS: 0x13}, 0x10}, // TCP keeps its ECN bits, as Linux's
 		{"tcp -R --dscp ef", iperf3.ClientOptions{TOS: 0xb8, Reverse: true}, 0xb8},
 		{"tcp -P 2 -S 0x28", iperf3.ClientOptions{TOS: 0x28, Parallel: 2}, 0x28},
 		{"udp -S 0x11", iperf3.ClientOptions{TOS: 0x11, UDP: true}, 0x11},
@@ -136,8 +137,8 @@ func TestTOSOnTheWire(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			client, server, frames := runPair(t, tc.o)
 			for _, r := range []*iperf3.Result{client, server} {
-				if got := r.Start.TestStart.TOS; got != int(tc.tos) {
-					t.Errorf("test_start tos %d, want %d", got, tc.tos)
+				if got := r.Start.TestStart.TOS; got != tc.o.TOS {
+					t.Errorf("test_start tos %d, want %d", got, tc.o.TOS)
 				}
 			}
 			ctrl := controlPort(frames)
