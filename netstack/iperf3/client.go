@@ -50,6 +50,7 @@ type ClientOptions struct {
 	ConnectTimeout  time.Duration // --connect-timeout: the control connection's dial
 	Repeating       bool          // --repeating-payload: "0123456789..." instead of random bytes
 	ZeroCopy        bool          // -Z: 3.12's sendfile path, which sends zeros
+	Stamps          LineStamps    // --timestamps: the text lines' time prefix
 
 	Dial        DialFunc       // default HostDial
 	DialUDP     DialFunc       // UDP streams; default: the control connection's stack (UDPSockets) or the host's
@@ -246,7 +247,7 @@ func newClient(o ClientOptions) *client {
 	c.testRuntime = newRuntime(o.Sched, o.Clock, c.inbox.Post)
 	var out *printer
 	if !o.JSON {
-		out = &printer{w: o.Output, title: o.Title}
+		out = &printer{w: o.Output, title: o.Title, stamp: newLineStamper(o.Stamps, o.Clock)}
 	}
 	c.s = &session{
 		role: 'c', clock: o.Clock, out: out,
@@ -335,7 +336,7 @@ func (c *client) run(ctx context.Context) error {
 	}
 	s.verboseIntro(o.SystemInfo)
 	if s.verbose {
-		s.out.printf("Control connection MSS %d\n", mss)
+		s.out.plain("Control connection MSS %d\n", mss) // a bare printf in 3.12
 	}
 	s.res.Start.Timestamp = timestamp(o.Clock.Now())
 	s.res.Start.ConnectingTo = &Endpoint{Host: o.Host, Port: o.Port}
@@ -658,24 +659,29 @@ func (c *client) finishTest() error {
 func (c *client) display() {
 	s := c.s
 	s.reportInterval()
-	s.summarize()
 	if c.o.GetServerOutput && s.peer != nil {
-		res := s.res
-		res.ServerOutputJSON = s.peer.ServerOutputJSON
-		if res.ServerOutputJSON == nil {
-			res.ServerOutputText = s.peer.ServerOutputText
-		}
-		if res.ServerOutputJSON != nil {
-			if b, err := indentJSON(res.ServerOutputJSON); err == nil {
-				s.out.printf(reportServerJSONText, b)
-			}
-		} else if res.ServerOutputText != "" {
-			s.out.printf(reportServerOutput, res.ServerOutputText)
-		}
+		s.serverOutput = c.printServerOutput // after the first direction's summary, as 3.12
 	}
-	s.verboseEnd()
+	s.summarize()
 	s.out.printf("\n")
 	s.out.printf("%s", reportDone)
+}
+
+// printServerOutput is --get-server-output's text or JSON from the server.
+func (c *client) printServerOutput() {
+	s := c.s
+	res := s.res
+	res.ServerOutputJSON = s.peer.ServerOutputJSON
+	if res.ServerOutputJSON == nil {
+		res.ServerOutputText = s.peer.ServerOutputText
+	}
+	if res.ServerOutputJSON != nil {
+		if b, err := indentJSON(res.ServerOutputJSON); err == nil {
+			s.out.printf(reportServerJSONText, b)
+		}
+	} else if res.ServerOutputText != "" {
+		s.out.printf(reportServerOutput, res.ServerOutputText)
+	}
 }
 
 // partialResults reports what was measured when a test is cut short.

@@ -25,12 +25,14 @@ const (
 	reportServerJSONText = "\nServer JSON output:\n%s\n"
 )
 
-// printer writes text output. A nil printer prints nothing. capture, when
-// set, keeps a copy for --get-server-output (bounded like any JSON message).
+// printer writes text output, one call per iperf_printf of 3.12. A nil
+// printer prints nothing. capture, when set, keeps a copy for
+// --get-server-output (bounded like any JSON message).
 type printer struct {
 	w       io.Writer
 	capture *bytes.Buffer
-	title   string // -T: the client prefixes each print with "title:  "
+	title   string       // -T: the client prefixes each print with "title:  "
+	stamp   *lineStamper // --timestamps: each print starts with the time, before the title
 }
 
 func (p *printer) printf(format string, args ...any) {
@@ -41,9 +43,18 @@ func (p *printer) printf(format string, args ...any) {
 	if p.title != "" {
 		s = p.title + ":  " + s
 	}
+	s = p.stamp.now() + s
 	_, _ = io.WriteString(p.w, s) // output trouble must not abort a test
 	if p.capture != nil && p.capture.Len()+len(s) <= MaxJSONLength/2 {
 		p.capture.WriteString(s)
+	}
+}
+
+// plain writes what 3.12 prints with printf, not iperf_printf: no title,
+// no timestamp, not captured.
+func (p *printer) plain(format string, args ...any) {
+	if p != nil {
+		_, _ = fmt.Fprintf(p.w, format, args...)
 	}
 }
 
@@ -192,6 +203,7 @@ func (s *session) summarize() {
 		s.out.printf("%s", s.bidirHeader(headerUDP))
 		for _, g := range s.groups() {
 			s.summarizeGroupUDP(g)
+			s.verboseGroupEnd(g)
 		}
 		end.CPUUtilizationPercent = s.cpuUtilization()
 		return
@@ -214,6 +226,7 @@ func (s *session) summarize() {
 			}
 		}
 		s.summarizeSumsTCP(g, tot, retrans, senderTime, receiverTime)
+		s.verboseGroupEnd(g)
 	}
 	end.CPUUtilizationPercent = s.cpuUtilization()
 	remoteCongestion := ""
@@ -299,20 +312,23 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 		sender.SenderTCPInfo = &SenderTCPInfo{Retransmits: streamRetrans, MaxSndCwnd: t.maxCwnd,
 			MaxSndWnd: t.maxSndWnd, MaxRTT: t.maxRTT, MinRTT: t.minRTT, MeanRTT: mean}
 	}
-	if !(server && !st.sender) {
-		if retrans {
-			s.out.printf(formatBWRetrans, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
-				formatBits(sendBW), streamRetrans, reportSender)
-		} else {
-			s.out.printf(formatBW, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
-				formatBits(sendBW), reportSender)
-		}
+	switch {
+	case server && !st.sender:
+		s.notAvailable(st.socket, reportSender)
+	case retrans:
+		s.out.printf(formatBWRetrans, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
+			formatBits(sendBW), streamRetrans, reportSender)
+	default:
+		s.out.printf(formatBW, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
+			formatBits(sendBW), reportSender)
 	}
 	s.diskFileLine(g, sent, received)
 	recvBW := rate(received, receiverTime)
 	receiver := EndStats{Socket: st.socket, End: receiverTime, Seconds: ownTime, Bytes: received,
 		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
-	if !(server && st.sender) {
+	if server && st.sender {
+		s.notAvailable(st.socket, reportReceiver)
+	} else {
 		s.out.printf(formatBW, st.socket, tag, 0.0, receiverTime, formatBytes(float64(received)),
 			formatBits(recvBW), reportReceiver)
 	}
@@ -335,16 +351,19 @@ func (s *session) summarizeSumsTCP(g bool, tot tcpTotalsSum, retrans bool, sende
 	if s.params.Parallel <= 1 {
 		return
 	}
-	if !(server && !mustBeSender) {
-		if retrans {
-			s.out.printf(formatSumBWRetrans, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
-				formatBits(sendBW), tot.retrans, reportSender)
-		} else {
-			s.out.printf(formatSumBW, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
-				formatBits(sendBW), reportSender)
-		}
+	switch {
+	case server && !mustBeSender:
+		s.notAvailable("SUM", reportSender)
+	case retrans:
+		s.out.printf(formatSumBWRetrans, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
+			formatBits(sendBW), tot.retrans, reportSender)
+	default:
+		s.out.printf(formatSumBW, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
+			formatBits(sendBW), reportSender)
 	}
-	if !(server && mustBeSender) {
+	if server && mustBeSender {
+		s.notAvailable("SUM", reportReceiver)
+	} else {
 		s.out.printf(formatSumBW, tag, 0.0, receiverTime, formatBytes(float64(tot.received)),
 			formatBits(recvBW), reportReceiver)
 	}

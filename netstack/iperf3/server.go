@@ -46,6 +46,8 @@ type ServerOptions struct {
 	Verbose bool
 	// SndTimeout is --snd-timeout: TCP_USER_TIMEOUT of control and data.
 	SndTimeout time.Duration
+	// Stamps is --timestamps: the text lines' time prefix.
+	Stamps     LineStamps
 	Seed       uint64 // payload randomness; 0: random
 	SystemInfo string // JSON system_info
 	// OnTest, if set, sees every finished test: its Result (nil if no
@@ -86,6 +88,7 @@ func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
 		inbox: coop.NewInbox[any](o.Sched),
 		taken: o.Sched.NewWaker(),
 		rng:   rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e73)),
+		stamp: newLineStamper(o.Stamps, o.Clock),
 	}
 	accepting := coop.NewGroup(o.Sched)
 	accepting.Go(o.Sched, srv.acceptLoop)
@@ -98,15 +101,17 @@ func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
 		accepting.Wait()
 		srv.drain()
 	}()
-	if o.Verbose && !o.JSON {
-		fmt.Fprintf(o.Output, "%s\n%s\n", versionString, o.SystemInfo)
+	var banner *printer
+	if !o.JSON {
+		banner = &printer{w: o.Output, stamp: srv.stamp}
+	}
+	if o.Verbose {
+		printIntro(banner, o.SystemInfo)
 	}
 	for n := 1; ; n++ {
-		if !o.JSON {
-			fmt.Fprintf(o.Output, "-----------------------------------------------------------\n"+
-				"Server listening on %d (test #%d)\n"+
-				"-----------------------------------------------------------\n", o.Port, n)
-		}
+		banner.printf("-----------------------------------------------------------\n")
+		banner.printf("Server listening on %d (test #%d)\n", o.Port, n)
+		banner.printf("-----------------------------------------------------------\n")
 		res, err := srv.runTest(ctx)
 		if errors.Is(err, errNoClient) {
 			if o.OneOff {
@@ -119,7 +124,7 @@ func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
 			return err
 		}
 		if err != nil && !o.JSON && ctx.Err() == nil {
-			fmt.Fprintf(o.ErrOutput, "iperf3: error - %s\n", err)
+			fmt.Fprintf(o.ErrOutput, "%siperf3: error - %s\n", srv.stamp.now(), err) // 3.12's iperf_err stamps too
 		}
 		if o.OnTest != nil {
 			o.OnTest(res, err)
@@ -161,6 +166,7 @@ type server struct {
 	acceptErr error // the listener failed while a test ran
 	rng       *rand.Rand
 	waits     int // waits for a client so far (tells their timers apart)
+	stamp     *lineStamper
 }
 
 // acceptLoop hands every connection to whoever serves: the next test takes
@@ -330,7 +336,7 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 	t.testRuntime = newRuntime(o.Sched, o.Clock, func(v any) { srv.inbox.Post(testMsg{t, v}) }, ctrl)
 	var out *printer
 	if !o.JSON {
-		out = &printer{w: o.Output}
+		out = &printer{w: o.Output, stamp: srv.stamp}
 	}
 	t.s = &session{
 		role: 's', clock: o.Clock, out: out, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,

@@ -140,7 +140,9 @@ func (s *session) summarizeGroupUDP(g bool) {
 			JitterMs: u.jitter * 1000, LostPackets: u.lost, Packets: packets,
 			LostPercent: lostPercent(u.lost, u.senderPkts), OutOfOrder: u.ooo, Sender: g,
 		}})
-		if !(server && !st.sender) {
+		if server && !st.sender {
+			s.notAvailable(st.socket, reportSender)
+		} else {
 			s.out.printf(formatUDP, st.socket, tag, 0.0, senderTime, formatBytes(float64(u.sent)), formatBits(sendBW),
 				0.0, 0, u.senderPkts, 0.0, reportSender)
 		}
@@ -148,7 +150,9 @@ func (s *session) summarizeGroupUDP(g bool) {
 			s.out.printf(formatOutOfOrder, tag, 0.0, senderTime, u.ooo)
 		}
 		s.diskFileLine(g, u.sent, u.received)
-		if !(server && st.sender) {
+		if server && st.sender {
+			s.notAvailable(st.socket, reportReceiver)
+		} else {
 			recvBW := rate(u.received, receiverTime)
 			s.out.printf(formatUDP, st.socket, tag, 0.0, receiverTime, formatBytes(float64(u.received)), formatBits(recvBW),
 				u.jitter*1000, u.lost, u.receiverPkts, lostPercent(u.lost, u.receiverPkts), reportReceiver)
