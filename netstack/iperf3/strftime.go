@@ -8,8 +8,8 @@ import (
 
 // strftime formats t as C's strftime does in the C locale (glibc's
 // conversions, flags "-", "_", "0", "^" and "#", a field width, and the
-// ignored E and O modifiers). An unknown conversion is copied as written,
-// as glibc does, and so is a lone "%" at the end.
+// ignored E and O modifiers). An unknown conversion is copied as written
+// (padded to its width), as glibc does, and so is a lone "%" at the end.
 func strftime(format string, t time.Time) string {
 	var b strings.Builder
 	for i := 0; i < len(format); i++ {
@@ -34,7 +34,7 @@ func strftime(format string, t time.Time) string {
 		}
 		s, ok := sp.conv(format[i], t)
 		if !ok {
-			s = format[start : i+1]
+			s = sp.widen(format[start:i+1], ' ') // glibc pads the copy too
 		}
 		b.WriteString(s)
 	}
