@@ -52,18 +52,17 @@ func TestClientVerboseSummaryAs312(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
-			port := freePort(t)
-			srv := exec.Command(bin, "-s", "-p", itoa(port))
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-			waitListening(t, port)
+			port, stop := onRealServer(t, bin)
+			defer stop(true)
 			cmd := append([]string{"-c", "127.0.0.1", "-p", itoa(port), "-V"}, args...)
 			real, err := exec.Command(bin, cmd...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("real client: %v\n%s", err, real)
 			}
+			stop(false)
+			port, stop = onRealServer(t, bin) // a fresh one: 3.12 restarting between tests may reset a client
+			defer stop(true)
+			cmd[3] = itoa(port)
 			cfg, err := ParseArgs(cmd)
 			if err != nil {
 				t.Fatal(err)
@@ -82,22 +81,12 @@ func TestClientVerboseSummaryAs312(t *testing.T) {
 }
 
 func realServerVerbose(t *testing.T, bin string, args []string) string {
-	port := freePort(t)
-	var out bytes.Buffer
-	srv := exec.Command(bin, "-s", "-1", "-V", "-p", itoa(port))
-	srv.Stdout, srv.Stderr = &out, &out
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = srv.Process.Kill() }()
-	waitListening(t, port)
+	port, stop := onRealServer(t, bin, "-V")
 	if b, err := exec.Command(bin, append([]string{"-c", "127.0.0.1", "-p", itoa(port)}, args...)...).CombinedOutput(); err != nil {
+		stop(true)
 		t.Fatalf("real client against the real server: %v\n%s", err, b)
 	}
-	if err := srv.Wait(); err != nil {
-		t.Fatalf("real server: %v\n%s", err, out.String())
-	}
-	return out.String()
+	return stop(false)
 }
 
 func ourServerVerbose(t *testing.T, bin string, args []string) string {

@@ -332,7 +332,7 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 		s.out.printf(formatBW, st.socket, tag, 0.0, receiverTime, formatBytes(float64(received)),
 			formatBits(recvBW), reportReceiver)
 	}
-	return EndStream{Sender: sender, Receiver: receiver}
+	return EndStream{Sender: sender, DiskFile: s.diskFileJSON(sent, received), Receiver: receiver}
 }
 
 // summarizeSumsTCP records the end sums and prints them with -P > 1.

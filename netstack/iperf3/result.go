@@ -252,21 +252,35 @@ type End struct {
 
 // EndStream is one stream's sender and receiver view; a UDP stream has one
 // summary of both instead (3.12's "udp" object).
+// With -F, "diskfile" follows "sender" (or "udp"), where 3.12 adds it.
 type EndStream struct {
-	Sender   EndStats `json:"sender"`
-	Receiver EndStats `json:"receiver"`
-	UDP      *EndUDP  `json:"udp,omitempty"`
+	Sender   EndStats     `json:"sender"`
+	DiskFile *EndDiskFile `json:"diskfile,omitempty"`
+	Receiver EndStats     `json:"receiver"`
+	UDP      *EndUDP      `json:"udp,omitempty"`
 }
 
-// MarshalJSON writes only "udp" for a UDP stream.
+// MarshalJSON writes only "udp" (and "diskfile") for a UDP stream.
 func (e EndStream) MarshalJSON() ([]byte, error) {
 	if e.UDP != nil {
 		return json.Marshal(struct {
-			UDP *EndUDP `json:"udp"`
-		}{e.UDP})
+			UDP      *EndUDP      `json:"udp"`
+			DiskFile *EndDiskFile `json:"diskfile,omitempty"`
+		}{e.UDP, e.DiskFile})
 	}
 	type plain EndStream
 	return json.Marshal(plain(e))
+}
+
+// EndDiskFile is -F's share of one stream: its bytes against the file's
+// size, in whole percent (100 for an empty file), as 3.12 reports them.
+type EndDiskFile struct {
+	Sent            uint64 `json:"sent"`
+	Received        uint64 `json:"received"`
+	Size            int64  `json:"size"`
+	PercentSent     int    `json:"percent_sent"`
+	PercentReceived int    `json:"percent_received"`
+	Filename        string `json:"filename"`
 }
 
 // EndUDP is a UDP stream's summary: the sender's bytes and time, the

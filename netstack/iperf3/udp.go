@@ -220,7 +220,7 @@ func (t *transfer) sendUDP(st *stream, base []byte) {
 			if t.limit > 0 && t.reserved.Add(size)-size >= t.limit {
 				return
 			}
-			if t.file != nil && !t.file.fill(buf) {
+			if t.file != nil && t.file.fill(buf) == 0 {
 				return
 			}
 			putUDPHeader(buf, t.clock.NowMonotonic(), st.udp.nextSeq(), t.counters64)

@@ -139,7 +139,7 @@ func (s *session) summarizeGroupUDP(g bool) {
 			Socket: st.socket, End: senderTime, Seconds: senderTime, Bytes: u.sent, BitsPerSecond: sendBW * 8,
 			JitterMs: u.jitter * 1000, LostPackets: u.lost, Packets: packets,
 			LostPercent: lostPercent(u.lost, u.senderPkts), OutOfOrder: u.ooo, Sender: g,
-		}})
+		}, DiskFile: s.diskFileJSON(u.sent, u.received)})
 		if server && !st.sender {
 			s.notAvailable(st.socket, reportSender)
 		} else {
