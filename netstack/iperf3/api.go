@@ -48,13 +48,19 @@ func LocalPort(ctx context.Context) (int, bool) {
 
 // HostDial dials with the host's TCP stack, binding LocalPort(ctx) if set.
 func HostDial(ctx context.Context, addr string) (net.Conn, error) {
+	return hostDial(ctx, "tcp", func(p int) net.Addr { return &net.TCPAddr{Port: p} }, "dial ", addr)
+}
+
+// hostDial dials network with the host's stack, from local(LocalPort(ctx))
+// if a port is set; errors start with prefix.
+func hostDial(ctx context.Context, network string, local func(port int) net.Addr, prefix, addr string) (net.Conn, error) {
 	var d net.Dialer
 	if p, ok := LocalPort(ctx); ok {
-		d.LocalAddr = &net.TCPAddr{Port: p}
+		d.LocalAddr = local(p)
 	}
-	c, err := d.DialContext(ctx, "tcp", addr)
+	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
+		return nil, fmt.Errorf("%s%s: %w", prefix, addr, err)
 	}
 	return c, nil
 }

@@ -366,61 +366,38 @@ func (c *client) run(ctx context.Context) error {
 }
 
 func (c *client) loop(ctx context.Context) error {
-	for {
-		switch m := c.inbox.Recv().(type) {
-		case ctxDone:
-			return c.terminate(ctx.Err())
-		case idleFired:
-			return fail(CodeNoMsg, errIdle)
-		case readResult:
-			done, err := c.onControl(ctx, m)
-			if err != nil || done {
-				return err
-			}
-		case timersDue:
-			if err := c.onTimers(); err != nil {
-				return err
-			}
-		case xferFailed:
-			if c.wd.expired.Load() {
-				return fail(CodeNoMsg, errIdle)
-			}
-			c.fault.hold(c.o.Clock, m.err)
-		case faultDue:
-			return c.fault.err
-		case endDue:
-			if c.phase == phaseEnding {
-				if err := c.finishTest(); err != nil {
-					return err
-				}
-			}
-		case limitReached: // posted once, and only by receivers: a receiving -n test
-			if err := c.beginEnd(); err != nil {
-				return err
-			}
-		case sendersFinished: // posted once, and only where there are senders: a sending test
-			c.sendersFinished = true
-			var err error
-			switch c.phase {
-			case phaseRunning:
-				err = c.beginEnd()
-			case phaseEnding:
-				err = c.finishTest()
-			}
-			if err != nil {
-				return err
-			}
+	return c.testRuntime.loop(c.inbox.Recv, c.o.Clock, c.onTimers, func(v any) (bool, error) { return c.onMessage(ctx, v) })
+}
+
+// onMessage handles the client's own messages; done or an error ends the test.
+func (c *client) onMessage(ctx context.Context, v any) (done bool, err error) {
+	switch m := v.(type) {
+	case ctxDone:
+		return true, c.terminate(ctx.Err())
+	case readResult:
+		return c.onControl(ctx, m)
+	case endDue:
+		if c.phase == phaseEnding {
+			return false, c.finishTest()
+		}
+	case limitReached: // posted once, and only by receivers: a receiving -n test
+		return false, c.beginEnd()
+	case sendersFinished: // posted once, and only where there are senders: a sending test
+		c.sendersFinished = true
+		switch c.phase {
+		case phaseRunning:
+			return false, c.beginEnd()
+		case phaseEnding:
+			return false, c.finishTest()
 		}
 	}
+	return false, nil
 }
 
 // readFailure maps a failed control read to iperf3's error.
 func (c *client) readFailure(r readResult) error {
-	if c.wd.expired.Load() {
-		return fail(CodeNoMsg, errIdle)
-	}
-	if c.fault.err != nil {
-		return c.fault.err // the control connection died with the stream
+	if err := c.heldFailure(); err != nil {
+		return err
 	}
 	if errors.Is(r.err, io.EOF) || errors.Is(r.err, io.ErrUnexpectedEOF) {
 		return fail(CodeCtrlClose, r.err)
@@ -584,39 +561,30 @@ func (c *client) startTimers() {
 
 func (c *client) startTransfer() {
 	s := c.s
-	c.xfer = newTransfer(c.sched, c.post, s.params.sendLimit(), &c.wd.progress)
-	c.xfer.configure(s.params, s.clock)
-	c.payload = newPayload(s.params, c.rng)
-	c.xfer.file = c.s.file
-	c.xfer.start(s.streams, c.payload, s.params.Len)
+	c.payload = c.startTransferOf(s, s.params.sendLimit(), c.rng, s.file)
 }
 
 func (c *client) onTimers() error {
 	s, tl := c.s, c.tl
 	now := s.clock.NowMonotonic()
-	for {
-		e, ok := tl.next(now)
-		if !ok {
-			break
-		}
+	return c.dueTimers(now, func(e event) (bool, error) {
 		switch e {
 		case evEnd:
 			tl.stop()
-			return c.beginEnd()
+			return true, c.beginEnd()
 		case evTick:
 			s.onTick(tl, now)
 		case evOmit:
 			s.onOmit(tl, now)
 			if c.endAfterOmit {
 				tl.stop()
-				return c.beginEnd()
+				return true, c.beginEnd()
 			}
 		default:
 			tl.clear(e)
 		}
-	}
-	tl.rearm(now)
-	return nil
+		return false, nil
+	})
 }
 
 // beginEnd stops the test once -t elapsed or -n was reached. Like iperf3 it

@@ -117,10 +117,8 @@ func intervalStream(st *stream) (IntervalStream, float64) {
 	smp := st.last
 	dur, from, to := intervalTimes(st)
 	bw := rate(smp.bytes, dur)
-	return IntervalStream{
-		Socket: st.socket, Start: from, End: to, Seconds: dur, Bytes: smp.bytes,
-		BitsPerSecond: bw * 8, Omitted: smp.omitted, Sender: st.sender,
-	}, bw
+	return IntervalStream{Socket: st.socket, Span: newSpan(from, to, dur, smp.bytes, bw),
+		Omitted: smp.omitted, Sender: st.sender}, bw
 }
 
 // intervalTimes are an interval's length and its bounds since st's start.
@@ -162,8 +160,7 @@ func (s *session) reportIntervalGroupTCP(g bool, iv *Interval) IntervalSum {
 	smp := first.last
 	dur, from, to := intervalTimes(first)
 	bw := rate(sumBytes, dur)
-	sum := IntervalSum{Start: from, End: to, Seconds: dur, Bytes: sumBytes, BitsPerSecond: bw * 8,
-		Omitted: smp.omitted, Sender: g}
+	sum := IntervalSum{Span: newSpan(from, to, dur, sumBytes, bw), Omitted: smp.omitted, Sender: g}
 	retransSum := s.senderHasRetrans == 1 && g
 	if retransSum {
 		sum.RetransmitCount = &RetransmitCount{Retransmits: sumRetrans}
@@ -300,8 +297,7 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 	tot.received += received
 
 	sendBW := rate(sent, senderTime)
-	sender := EndStats{Socket: st.socket, End: senderTime, Seconds: senderTime, Bytes: sent,
-		BitsPerSecond: sendBW * 8, Sender: mustBeSender}
+	sender := EndStats{Socket: st.socket, Span: newSpan(0, senderTime, senderTime, sent, sendBW), Sender: mustBeSender}
 	if retrans {
 		tot.retrans += streamRetrans
 		t := st.tcp
@@ -324,8 +320,7 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 	}
 	s.diskFileLine(g, sent, received)
 	recvBW := rate(received, receiverTime)
-	receiver := EndStats{Socket: st.socket, End: receiverTime, Seconds: ownTime, Bytes: received,
-		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
+	receiver := EndStats{Socket: st.socket, Span: newSpan(0, receiverTime, ownTime, received, recvBW), Sender: mustBeSender}
 	if server && st.sender {
 		s.notAvailable(st.socket, reportReceiver)
 	} else {
@@ -339,14 +334,12 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 func (s *session) summarizeSumsTCP(g bool, tot tcpTotalsSum, retrans bool, senderTime, receiverTime float64) {
 	mustBeSender, server, tag := g, s.role == 's', s.tag(g)
 	sendBW := rate(tot.sent, senderTime)
-	sumSent := &EndSum{End: senderTime, Seconds: senderTime, Bytes: tot.sent, BitsPerSecond: sendBW * 8,
-		Sender: mustBeSender}
+	sumSent := &EndSum{Span: newSpan(0, senderTime, senderTime, tot.sent, sendBW), Sender: mustBeSender}
 	if retrans {
 		sumSent.RetransmitCount = &RetransmitCount{Retransmits: tot.retrans}
 	}
 	recvBW := rate(tot.received, receiverTime)
-	sumReceived := &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: tot.received,
-		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
+	sumReceived := &EndSum{Span: newSpan(0, receiverTime, receiverTime, tot.received, recvBW), Sender: mustBeSender}
 	s.setEndSums(g, nil, sumSent, sumReceived)
 	if s.params.Parallel <= 1 {
 		return

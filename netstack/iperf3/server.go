@@ -366,50 +366,42 @@ func (t *serverTest) run(ctx context.Context) error {
 	t.wd = newWatchdog(t.o.Clock, t.o.IdleTimeout, t.closeAll, t.post)
 	t.reader = newCtrlReader(t.sched, t.ctrl, &t.wd.progress, t.post)
 	t.reader.request(readCookie)
+	return t.testRuntime.loop(t.nextMsg, t.o.Clock, t.onTimers, func(v any) (bool, error) { return t.onMessage(ctx, v) })
+}
+
+// nextMsg is the server's next message for this test; an earlier test's
+// are dropped.
+func (t *serverTest) nextMsg() any {
 	for {
 		v := t.srv.inbox.Recv()
-		if tm, ok := v.(testMsg); ok {
-			if tm.t != t {
-				discard(tm) // an earlier test's
-				continue
-			}
-			v = tm.v
+		tm, ok := v.(testMsg)
+		if !ok {
+			return v
 		}
-		switch m := v.(type) {
-		case ctxDone:
-			return t.terminate(ctx.Err())
-		case idleFired:
-			return fail(CodeNoMsg, errIdle)
-		case readResult:
-			done, err := t.onControl(m)
-			if err != nil || done {
-				return err
-			}
-		case accepted:
-			t.onConnection(t.srv.take(m))
-		case acceptFailed:
-			t.srv.acceptErr = m.err // the next test reports it
-		case cookieResult:
-			if err := t.onStreamCookie(m); err != nil {
-				return err
-			}
-		case udpSetup:
-			if err := t.onUDPSetup(m); err != nil {
-				return err
-			}
-		case timersDue:
-			if err := t.onTimers(); err != nil {
-				return err
-			}
-		case xferFailed:
-			if t.wd.expired.Load() {
-				return fail(CodeNoMsg, errIdle)
-			}
-			t.fault.hold(t.o.Clock, m.err)
-		case faultDue:
-			return t.fault.err
+		if tm.t == t {
+			return tm.v
 		}
+		discard(tm)
 	}
+}
+
+// onMessage handles the server's own messages; done or an error ends the test.
+func (t *serverTest) onMessage(ctx context.Context, v any) (done bool, err error) {
+	switch m := v.(type) {
+	case ctxDone:
+		return true, t.terminate(ctx.Err())
+	case readResult:
+		return t.onControl(m)
+	case accepted:
+		t.onConnection(t.srv.take(m))
+	case acceptFailed:
+		t.srv.acceptErr = m.err // the next test reports it
+	case cookieResult:
+		return false, t.onStreamCookie(m)
+	case udpSetup:
+		return false, t.onUDPSetup(m)
+	}
+	return false, nil
 }
 
 // refuse reports an error to the client in SERVER_ERROR before the test
@@ -420,11 +412,8 @@ func (t *serverTest) refuse(err error) error {
 }
 
 func (t *serverTest) readFailure(r readResult) error {
-	if t.wd.expired.Load() {
-		return fail(CodeNoMsg, errIdle)
-	}
-	if t.fault.err != nil {
-		return t.fault.err // the control connection died with the stream
+	if err := t.heldFailure(); err != nil {
+		return err
 	}
 	switch {
 	case r.kind == readCookie:
@@ -611,13 +600,10 @@ func (t *serverTest) startTest() error {
 	if s.sending {
 		limit = s.params.sendLimit()
 	}
-	t.xfer = newTransfer(t.sched, t.post, limit, &t.wd.progress)
-	t.xfer.configure(s.params, s.clock)
 	if t.udp != nil {
 		t.udp.counting.Store(true)
 	}
-	payload := newPayload(s.params, t.srv.rng)
-	t.xfer.start(s.streams, payload, s.params.Len)
+	t.startTransferOf(s, limit, t.srv.rng, nil)
 	t.phase = srvRunning
 	return nil
 }
@@ -625,29 +611,24 @@ func (t *serverTest) startTest() error {
 func (t *serverTest) onTimers() error {
 	s, tl := t.s, t.tl
 	now := s.clock.NowMonotonic()
-	for {
-		e, ok := tl.next(now)
-		if !ok {
-			break
-		}
+	return t.dueTimers(now, func(e event) (bool, error) {
 		switch e {
 		case evGrace:
 			tl.stop()
-			return fail(CodeNoMsg, errGraceExpired)
+			return true, fail(CodeNoMsg, errGraceExpired)
 		case evTick:
 			s.onTick(tl, now)
 			if t.overLimit() {
 				tl.stop()
-				return fail(CodeTotalRate, nil)
+				return true, fail(CodeTotalRate, nil)
 			}
 		case evOmit:
 			s.onOmit(tl, now)
 		default:
 			tl.clear(e)
 		}
-	}
-	tl.rearm(now)
-	return nil
+		return false, nil
+	})
 }
 
 // overLimit feeds the interval just reported to --server-bitrate-limit.
