@@ -11,39 +11,6 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip/faketime"
 )
 
-// TestTimestampsArgs: "=" is required for a format (getopt's
-// optional_argument), the default is 3.12's "%c ", both roles take it, and a
-// format too long for 3.12's buffer is refused.
-func TestTimestampsArgs(t *testing.T) {
-	tests := []struct {
-		args   string
-		format string
-		err    string
-	}{
-		{"-c h --timestamps", "%c ", ""},
-		{"-s --timestamps=%T|", "%T|", ""},
-		{"-c h --timestamps=", "", ""},
-		{"-c h --timestamps %T", "", `unexpected argument "%T"`},
-		{"-c h --timestamps=" + strings.Repeat("%A", 12), "", "--timestamps: format expands to "},
-	}
-	for _, tc := range tests {
-		cfg, err := ParseArgs(strings.Fields(tc.args))
-		if tc.err != "" {
-			if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
-				t.Errorf("%q: error %v, want %q...", tc.args, err, tc.err)
-			}
-			continue
-		}
-		st := cfg.Client.Stamps
-		if cfg.Mode == ModeServer {
-			st = cfg.Server.Stamps
-		}
-		if err != nil || !st.On || st.Format != tc.format {
-			t.Errorf("%q: stamps %+v, %v; want format %q", tc.args, st, err, tc.format)
-		}
-	}
-}
-
 // TestLineStamps: the prefix is the anchor plus the test clock's time since
 // the run started, in whole seconds, before the -T title, once per print
 // (3.12's iperf_printf), and nothing for printf-only lines.
@@ -77,11 +44,7 @@ func TestLineStamps(t *testing.T) {
 // --get-server-output copy, which starts after the banner as 3.12's does),
 // and -J output has none.
 func TestTimestampsLoop(t *testing.T) {
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port := splitAddr(ln.Addr())
+	ln, port := loopbackPort(t)
 	anchor := time.Date(2026, time.December, 1, 0, 0, 0, 0, time.UTC)
 	var srvOut syncBuffer
 	served := make(chan error, 1)
@@ -129,11 +92,7 @@ func TestTimestampsLoop(t *testing.T) {
 
 func runJSONStamped(t *testing.T) string {
 	t.Helper()
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port := splitAddr(ln.Addr())
+	ln, port := loopbackPort(t)
 	go func() { _, _ = ServeOne(context.Background(), ln, ServerOptions{IdleTimeout: 10 * time.Second}) }()
 	var stdout bytes.Buffer
 	env := HostEnv()
