@@ -102,3 +102,19 @@ func runJSONStamped(t *testing.T) string {
 	}
 	return stdout.String()
 }
+
+// TestTimestampsOnErrors: 3.12's client error line is stamped with "%c "
+// whatever the format (iperf_errexit), before "iperf3: error - ".
+func TestTimestampsOnErrors(t *testing.T) {
+	port := freePort(t) // nothing listens there
+	var stdout, stderr bytes.Buffer
+	env := HostEnv()
+	env.Stdout, env.Stderr = &stdout, &stderr
+	env.StampAnchor = time.Date(2026, time.December, 1, 0, 0, 0, 0, time.UTC)
+	if code := Main(context.Background(), []string{"-c", "127.0.0.1", "-p", itoa(port), "--timestamps=%F|"}, env); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if want := "Tue Dec  1 00:00:00 2026 iperf3: error - unable to connect to server"; !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr %q, want it to start with %q", stderr.String(), want)
+	}
+}
