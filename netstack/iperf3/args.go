@@ -226,6 +226,14 @@ var options = []option{
 	{'6', "version6", false, 0, func(*Config, string) error {
 		return errors.New("IPv6 is not available: the emulated hosts speak only IPv4")
 	}},
+	{0, "timestamps", true, 0, func(c *Config, v string) error {
+		if err := checkTimestampFormat(v); err != nil {
+			return err
+		}
+		c.Client.Stamps = LineStamps{On: true, Format: v}
+		c.Server.Stamps = c.Client.Stamps
+		return nil
+	}},
 	{'F', "file", true, ModeClient, func(c *Config, v string) error {
 		c.Client.File = v
 		return nil
@@ -268,6 +276,11 @@ var options = []option{
 	}},
 }
 
+// optionalValue are the long options whose value is optional (getopt's
+// optional_argument: only "--name=VALUE" gives one), with the value they
+// take without one.
+var optionalValue = map[string]string{"timestamps": DefaultTimestampFormat}
+
 // 3.12 words a few parameter errors with strerror appended, which is empty
 // there: "...: " and a blank line.
 const errnoSuffix = ": \n"
@@ -298,7 +311,6 @@ var refusedOptions = []struct {
 	{'B', "bind", true, "each emulated host has one address"},
 	{0, "bind-dev", true, "each emulated host has one interface"},
 	{'L', "flowlabel", true, "IPv6 is not available on the emulated hosts"},
-	{0, "timestamps", false, "line timestamps would be wall time; the run is in virtual time"},
 	{'A', "affinity", true, "the emulated board has one core"},
 	{0, "sctp", false, "the emulated stacks have no SCTP"},
 	{0, "nstreams", true, "the emulated stacks have no SCTP"},
@@ -534,7 +546,9 @@ func tokenize(args []string) ([]use, error) {
 				unknown = append(unknown, "--"+name)
 				continue
 			}
-			if opt.takes && !hasVal {
+			if def, optional := optionalValue[name]; optional && !hasVal {
+				val = def
+			} else if opt.takes && !hasVal {
 				if i+1 >= len(args) {
 					return nil, fmt.Errorf("option --%s requires an argument", name)
 				}

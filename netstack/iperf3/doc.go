@@ -70,6 +70,9 @@
 //   - system_info is "Go <version> <os>/<arch> (mesonemu iperf3)" unless set.
 //   - Payload: one random buffer per test (math/rand/v2 PCG from Seed),
 //     shared by the sending streams; receivers read at most 128 KiB at a time.
+//   - --timestamps stamps each print with a wall-clock instant taken once
+//     when the run starts plus the test clock's time since (LineStamps), so
+//     under the engine the stamps follow virtual time from today's date.
 //   - The server treats a client closing its control connection after
 //     DISPLAY_RESULTS without IPERF_DONE as a complete test.
 package iperf3

@@ -28,6 +28,7 @@ type session struct {
 	interval         time.Duration // 0: no interval reports
 	tcpInfo          TCPInfoFunc
 	congestion       string // local congestion_used, "" if unknown
+	serverOutput     func() // the client's --get-server-output print, once in the summary
 	streams          []*stream
 	omitting         bool
 	peer             *PeerResults
