@@ -234,8 +234,8 @@ var options = []option{
 		c.Server.Stamps = c.Client.Stamps
 		return nil
 	}},
-	{'F', "file", true, ModeClient, func(c *Config, v string) error {
-		c.Client.File = v
+	{'F', "file", true, 0, func(c *Config, v string) error {
+		c.Client.File, c.Server.File = v, v
 		return nil
 	}},
 	{0, "repeating-payload", false, ModeClient, func(c *Config, _ string) error {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,4 +244,71 @@ func diskFileOf(t *testing.T, doc []byte) EndDiskFile {
 		t.Fatalf("no diskfile (%v) in %s", err, raw)
 	}
 	return *s.DiskFile
+}
+
+// TestDiskFileReceiverWritesAs312: 3.12 opens -F on every data stream of
+// either end, so a receiving stream truncates the file and writes what it
+// reads: the client with -R, and a server given -F. Ours and 3.12 do the
+// same in each role: the file afterwards holds exactly the stream's received
+// bytes, which its diskfile object (or the server's text line) reports.
+func TestDiskFileReceiverWritesAs312(t *testing.T) {
+	bin := realIperf3(t)
+	dir := t.TempDir()
+	written := func(who, file string, received uint64) {
+		t.Helper()
+		st, err := os.Stat(file)
+		if err != nil || received == 0 || uint64(st.Size()) != received {
+			t.Errorf("%s: %s holds %v bytes (%v), the stream received %d", who, file, st.Size(), err, received)
+		}
+	}
+	for _, who := range []string{"3.12", "ours"} {
+		// The client receives (-R): it writes the file; -n because the file
+		// is not there to give the test its size.
+		out := filepath.Join(dir, who+"-client.bin")
+		args := []string{"-R", "-n", "1M", "-F", out, "-J"}
+		var doc []byte
+		if who == "3.12" {
+			doc = realClientJSON(t, bin, args)
+		} else {
+			doc = ourClientJSON(t, bin, args)
+		}
+		var r struct {
+			End struct {
+				Streams []struct {
+					DiskFile *EndDiskFile `json:"diskfile"`
+				} `json:"streams"`
+			} `json:"end"`
+		}
+		if err := json.Unmarshal(doc, &r); err != nil || len(r.End.Streams) != 1 || r.End.Streams[0].DiskFile == nil {
+			t.Fatalf("%s -R -F: %v\n%s", who, err, doc)
+		}
+		d := r.End.Streams[0].DiskFile
+		written(who+" client -R", out, d.Received)
+		if d.Size != int64(d.Received) || d.Sent < d.Received || d.PercentReceived != 100 {
+			t.Errorf("%s client -R: diskfile %+v, want received = size <= sent, 100 %%", who, *d)
+		}
+	}
+	// A server given -F writes what the real client sends it. The line is
+	// 3.12's "Sent X / Y (P%) of FILE" with the received bytes.
+	out := filepath.Join(dir, "ours-server.bin")
+	ln, port := loopbackPort(t)
+	var text syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		_, err := ServeOne(context.Background(), ln, ServerOptions{Output: &text, File: out, IdleTimeout: 10 * time.Second})
+		done <- err
+	}()
+	if b, err := exec.Command(bin, "-c", "127.0.0.1", "-p", itoa(port), "-n", "4M", "-J").CombinedOutput(); err != nil {
+		t.Fatalf("real client against our -F server: %v\n%s", err, b)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("our server: %v\n%s", err, text.String())
+	}
+	st, err := os.Stat(out)
+	if err != nil || st.Size() == 0 {
+		t.Fatalf("our -F server wrote %v (%v)", st, err)
+	}
+	if line := fmt.Sprintf("/ %s (100%%) of %s", formatBytes(float64(st.Size())), out); !strings.Contains(text.String(), line) {
+		t.Errorf("server text lacks %q:\n%s", line, text.String())
+	}
 }

@@ -277,9 +277,7 @@ func newClient(o ClientOptions) *client {
 }
 
 func (c *client) cleanup() {
-	if c.s.file != nil {
-		c.s.file.close()
-	}
+	c.s.closeFiles()
 	if c.endTimer != nil {
 		c.endTimer.Stop()
 	}
@@ -302,13 +300,7 @@ func timestamp(t time.Time) Timestamp {
 
 func (c *client) run(ctx context.Context) error {
 	o, s := c.o, c.s
-	if o.File != "" {
-		f, err := openDiskFile(o.File)
-		if err != nil {
-			return err
-		}
-		s.file = f
-	}
+	s.fileName = o.File
 	c.wd = newWatchdog(o.Clock, o.IdleTimeout, c.closeAll, c.post)
 	if o.ConnectTimeout > 0 {
 		var stop context.CancelFunc
@@ -543,7 +535,9 @@ func (c *client) connectStreams(ctx context.Context) error {
 		if err := applySockOpts(o.SockOpts, conn, s.params.tosOpts()); err != nil {
 			return err
 		}
-		s.addStream(conn, s.nextSender())
+		if _, err := s.addFileStream(conn, s.nextSender()); err != nil {
+			return err
+		}
 		if s.congestion == "" {
 			s.congestion = congestionOf(o.Congestion, conn)
 		}
@@ -571,7 +565,7 @@ func (c *client) startTimers() {
 
 func (c *client) startTransfer() {
 	s := c.s
-	c.payload = c.startTransferOf(s, s.params.sendLimit(), c.rng, s.file)
+	c.payload = c.startTransferOf(s, s.params.sendLimit(), c.rng)
 }
 
 func (c *client) onTimers() error {

@@ -102,12 +102,11 @@ func (r *testRuntime) dueTimers(now tcpip.MonotonicTime, on func(event) (stop bo
 	return nil
 }
 
-// startTransferOf starts the data transfer on s's streams (sending from
-// file with -F) and returns the payload it sends.
-func (r *testRuntime) startTransferOf(s *session, limit uint64, rng *rand.Rand, file *diskFile) []byte {
+// startTransferOf starts the data transfer on s's streams and returns the
+// payload it sends.
+func (r *testRuntime) startTransferOf(s *session, limit uint64, rng *rand.Rand) []byte {
 	r.xfer = newTransfer(r.sched, r.post, limit, &r.wd.progress)
 	r.xfer.configure(s.params, s.clock)
-	r.xfer.file = file
 	payload := newPayload(s.params, rng)
 	r.xfer.start(s.streams, payload, s.params.Len)
 	return payload

@@ -2,11 +2,10 @@ package iperf3
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
-	"sync"
 )
 
 // newPayload is the block a sender repeats. 3.12 fills it from
@@ -30,28 +29,30 @@ func newPayload(p testParams, rng *rand.Rand) []byte {
 	return b
 }
 
-// diskFile is a client's -F source: every stream's next block is the
-// file's next bytes; a TCP sender sends the short last block as it is (3.12's
-// pending_size), a UDP datagram keeps its size with the rest of the buffer
-// as it was; at end of file the senders stop and the test ends early.
+// diskFile is one stream's -F file, opened as 3.12's iperf_new_stream opens
+// it on either end: a sending stream reads it from its start (so every
+// stream of -P sends the file's first bytes), a receiving stream truncates it
+// and writes what it receives (3.12 ignores write errors, and so does this).
+// A TCP sender sends the short last block as it is (3.12's pending_size), a
+// UDP datagram keeps its size with the rest of the buffer as it was; the
+// first sender at end of file ends the test for all (3.12's test->done).
 type diskFile struct {
-	mu   sync.Mutex
-	r    io.Reader
+	f    *os.File
 	name string
-	sent uint64
-	size int64
 }
 
-func openDiskFile(name string) (*diskFile, error) {
-	f, err := os.Open(name)
+func openDiskFile(name string, sender bool) (*diskFile, error) {
+	var f *os.File
+	var err error
+	if sender {
+		f, err = os.Open(name)
+	} else {
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	}
 	if err != nil {
 		return nil, fail(CodeFile, unwrapPathError(err))
 	}
-	size := int64(0)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-	}
-	return &diskFile{r: f, name: name, size: size}, nil
+	return &diskFile{f: f, name: name}, nil
 }
 
 // unwrapPathError is the bare strerror-like cause, capitalised as C's
@@ -68,54 +69,87 @@ func unwrapPathError(err error) error {
 	return errors.New(msg)
 }
 
-// fill reads the next bytes of the file into b and returns how many: fewer
-// than len(b) only at the end of the file, 0 after it.
+// fill reads the file's next bytes into b and returns how many: fewer than
+// len(b) only at the end of the file, 0 after it.
 func (d *diskFile) fill(b []byte) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	n, _ := io.ReadFull(d.r, b)
-	d.sent += uint64(n)
+	n, _ := io.ReadFull(d.f, b)
 	return n
 }
 
-func (d *diskFile) close() {
-	if c, ok := d.r.(io.Closer); ok {
-		_ = c.Close()
+// write appends received bytes; like 3.12, a failed write is not an error.
+func (d *diskFile) write(b []byte) { _, _ = d.f.Write(b) }
+
+// size is the file's size now (3.12's fstat at the summary): a receiver's
+// file has grown by what it wrote.
+func (d *diskFile) size() (int64, bool) {
+	st, err := d.f.Stat()
+	if err != nil {
+		return 0, false
+	}
+	return st.Size(), true
+}
+
+func (d *diskFile) close() { _ = d.f.Close() }
+
+// addFileStream is addStream for a stream that also gets the test's -F
+// file: opened first, so a file that cannot be opened fails the test before
+// the stream is reported, as 3.12's iperf_new_stream does.
+func (s *session) addFileStream(conn net.Conn, sender bool) (*stream, error) {
+	var f *diskFile
+	if s.fileName != "" {
+		var err error
+		if f, err = openDiskFile(s.fileName, sender); err != nil {
+			return nil, err
+		}
+	}
+	st := s.addStream(conn, sender)
+	st.file = f
+	return st, nil
+}
+
+// closeFiles closes every stream's -F file.
+func (s *session) closeFiles() {
+	for _, st := range s.streams {
+		if st.file != nil {
+			st.file.close()
+		}
 	}
 }
 
 // diskFileLine prints the -F line after a stream's sender summary.
-func (s *session) diskFileLine(sender bool, sent, received uint64) {
-	if s.file == nil {
+func (s *session) diskFileLine(st *stream, sender bool, sent, received uint64) {
+	if st.file == nil {
 		return
 	}
-	if sender {
-		s.out.printf("%s", s.file.summaryLine(sent))
-	} else {
-		s.out.printf("%s", s.file.summaryLine(received))
+	size, ok := st.file.size()
+	if !ok {
+		return
 	}
+	bytes := received
+	if sender {
+		bytes = sent
+	}
+	s.out.printf("        Sent %s / %s (%d%%) of %s\n", formatBytes(float64(bytes)), formatBytes(float64(size)), percentOf(bytes, size), st.file.name)
 }
 
-// summaryLine is 3.12's report_diskfile line.
-func (d *diskFile) summaryLine(bytes uint64) string {
-	return fmt.Sprintf("        Sent %s / %s (%d%%) of %s\n", formatBytes(float64(bytes)), formatBytes(float64(d.size)), d.percent(bytes), d.name)
-}
-
-// percent is bytes as a share of the file, truncated as 3.12's (int) cast;
-// an empty file counts as all sent.
-func (d *diskFile) percent(bytes uint64) int {
-	if d.size <= 0 {
+// percentOf is bytes as a share of the file, truncated as 3.12's (int)
+// cast; an empty file counts as all sent.
+func percentOf(bytes uint64, size int64) int {
+	if size <= 0 {
 		return 100
 	}
-	return int(float64(bytes) / float64(d.size) * 100)
+	return int(float64(bytes) / float64(size) * 100)
 }
 
 // diskFileJSON is a stream's "diskfile" object; nil without -F.
-func (s *session) diskFileJSON(sent, received uint64) *EndDiskFile {
-	d := s.file
-	if d == nil {
+func (s *session) diskFileJSON(st *stream, sent, received uint64) *EndDiskFile {
+	if st.file == nil {
 		return nil
 	}
-	return &EndDiskFile{Sent: sent, Received: received, Size: d.size, PercentSent: d.percent(sent),
-		PercentReceived: d.percent(received), Filename: d.name}
+	size, ok := st.file.size()
+	if !ok {
+		return nil
+	}
+	return &EndDiskFile{Sent: sent, Received: received, Size: size, PercentSent: percentOf(sent, size),
+		PercentReceived: percentOf(received, size), Filename: st.file.name}
 }

@@ -318,7 +318,7 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 		s.out.printf(formatBW, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
 			formatBits(sendBW), reportSender)
 	}
-	s.diskFileLine(g, sent, received)
+	s.diskFileLine(st, g, sent, received)
 	recvBW := rate(received, receiverTime)
 	receiver := EndStats{Socket: st.socket, Span: newSpan(0, receiverTime, ownTime, received, recvBW), Sender: mustBeSender}
 	if server && st.sender {
@@ -327,7 +327,7 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 		s.out.printf(formatBW, st.socket, tag, 0.0, receiverTime, formatBytes(float64(received)),
 			formatBits(recvBW), reportReceiver)
 	}
-	return EndStream{Sender: sender, DiskFile: s.diskFileJSON(sent, received), Receiver: receiver}
+	return EndStream{Sender: sender, DiskFile: s.diskFileJSON(st, sent, received), Receiver: receiver}
 }
 
 // summarizeSumsTCP records the end sums and prints them with -P > 1.

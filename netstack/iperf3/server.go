@@ -46,6 +46,9 @@ type ServerOptions struct {
 	Verbose bool
 	// SndTimeout is --snd-timeout: TCP_USER_TIMEOUT of control and data.
 	SndTimeout time.Duration
+	// File is -F: a receiving stream writes what it receives to it, a
+	// sending one (-R) sends it, as 3.12's server does.
+	File string
 	// Stamps is --timestamps: the text lines' time prefix.
 	Stamps     LineStamps
 	Seed       uint64 // payload randomness; 0: random
@@ -344,13 +347,14 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 		out = &printer{w: o.Output, stamp: srv.stamp}
 	}
 	t.s = &session{
-		role: 's', clock: o.Clock, out: out, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
+		role: 's', clock: o.Clock, out: out, fileName: o.File, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
 		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
 	}
 	return t
 }
 
 func (t *serverTest) cleanup() {
+	t.s.closeFiles()
 	if t.udp != nil {
 		t.udp.close()
 	}
@@ -568,7 +572,9 @@ func (t *serverTest) admitStream(cr cookieResult) error {
 	s := t.s
 	t.setSockOpts(cr.conn)
 	s.noteBuffers(cr.conn)
-	s.addStream(cr.conn, s.nextSender())
+	if _, err := s.addFileStream(cr.conn, s.nextSender()); err != nil {
+		return err
+	}
 	if s.congestion == "" {
 		s.congestion = congestionOf(t.o.Congestion, cr.conn)
 	}
@@ -610,7 +616,7 @@ func (t *serverTest) startTest() error {
 	if t.udp != nil {
 		t.udp.counting.Store(true)
 	}
-	t.startTransferOf(s, limit, t.srv.rng, nil)
+	t.startTransferOf(s, limit, t.srv.rng)
 	t.phase = srvRunning
 	return nil
 }
@@ -787,7 +793,7 @@ func (t *serverTest) onUDPSetup(m udpSetup) error {
 		return nil
 	}
 	s := t.s
-	st, err := t.udp.admit(m.addr, func(c net.Conn) *stream { return s.addStream(c, s.nextSender()) })
+	st, err := t.udp.admit(m.addr, func(c net.Conn) (*stream, error) { return s.addFileStream(c, s.nextSender()) })
 	if err != nil {
 		return err
 	}

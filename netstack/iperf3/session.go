@@ -32,9 +32,9 @@ type session struct {
 	streams          []*stream
 	omitting         bool
 	peer             *PeerResults
-	file             *diskFile // client -F
-	verbose          bool      // -V, text output only
-	buffersNoted     bool      // Start's sndbuf/rcvbuf_actual are read (noteBuffers)
+	fileName         string // -F: every data stream's file
+	verbose          bool   // -V, text output only
+	buffersNoted     bool   // Start's sndbuf/rcvbuf_actual are read (noteBuffers)
 }
 
 type stream struct {
@@ -42,6 +42,7 @@ type stream struct {
 	socket int // the "[  5]" number iperf3 prints (its file descriptor)
 	sender bool
 	conn   net.Conn
+	file   *diskFile // -F
 
 	// moved counts bytes written (sender) or read (receiver); the only field
 	// the data goroutines touch.

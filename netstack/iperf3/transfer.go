@@ -39,7 +39,7 @@ type transfer struct {
 	clock      tcpip.Clock
 	pacing     pacing
 	counters64 bool
-	file       *diskFile // -F: blocks start with the file's next bytes
+	fileDone   atomic.Bool // -F: a sender reached the end of its file
 }
 
 func newTransfer(sched coop.Sched, post func(any), limit uint64, progress *atomic.Uint64) *transfer {
@@ -86,10 +86,10 @@ func (t *transfer) send(st *stream, payload []byte) {
 	defer t.senderDone()
 	reserve := uint64(len(payload))
 	w := t.sched.NewWaker()
-	if t.file != nil {
+	if st.file != nil {
 		payload = append([]byte(nil), payload...)
 	}
-	for !t.stop.Load() {
+	for !t.stop.Load() && !t.fileDone.Load() {
 		if !t.pacing.green(st.moved.Load(), st.fixedStart, t.clock.NowMonotonic()) {
 			t.pace(w, t.pacing.timer) // -b: iperf3's throttle, as for UDP
 			continue
@@ -98,9 +98,10 @@ func (t *transfer) send(st *stream, payload []byte) {
 			return
 		}
 		block := payload
-		if t.file != nil {
-			if block = payload[:t.file.fill(payload)]; len(block) == 0 {
-				return // end of file: the test ends (3.12 sets test->done)
+		if st.file != nil {
+			if block = payload[:st.file.fill(payload)]; len(block) == 0 {
+				t.fileDone.Store(true) // end of file: the test ends (3.12 sets test->done)
+				return
 			}
 		}
 		size := uint64(len(block))
@@ -140,6 +141,9 @@ func (t *transfer) receive(st *stream, size int) {
 	for {
 		n, err := st.conn.Read(buf)
 		if n > 0 {
+			if st.file != nil && !t.stop.Load() {
+				st.file.write(buf[:n]) // what 3.12 reads before TEST_END, not the drain after
+			}
 			st.moved.Add(uint64(n))
 			t.progress.Add(uint64(n))
 			if t.limit > 0 && t.received.Add(uint64(n)) >= t.limit && t.limitHit.CompareAndSwap(false, true) {

@@ -211,7 +211,7 @@ func (t *transfer) sendUDP(st *stream, base []byte) {
 	size := uint64(len(buf))
 	w := t.sched.NewWaker()
 	p := t.pacing
-	for !t.stop.Load() {
+	for !t.stop.Load() && !t.fileDone.Load() {
 		if !p.green(st.moved.Load(), st.fixedStart, t.clock.NowMonotonic()) {
 			t.pace(w, p.timer)
 			continue
@@ -220,7 +220,8 @@ func (t *transfer) sendUDP(st *stream, base []byte) {
 			if t.limit > 0 && t.reserved.Add(size)-size >= t.limit {
 				return
 			}
-			if t.file != nil && t.file.fill(buf) == 0 {
+			if st.file != nil && st.file.fill(buf) == 0 {
+				t.fileDone.Store(true)
 				return
 			}
 			putUDPHeader(buf, t.clock.NowMonotonic(), st.udp.nextSeq(), t.counters64)
@@ -263,6 +264,9 @@ func (t *transfer) receiveUDP(st *stream) {
 func (t *transfer) countUDP(st *stream, b []byte) {
 	if t.stop.Load() {
 		return
+	}
+	if st.file != nil {
+		st.file.write(b)
 	}
 	before := st.udp.totals(false).packets
 	if !st.udp.arrive(b, monoSeconds(t.clock.NowMonotonic()), t.counters64) {

@@ -138,7 +138,7 @@ func (s *session) summarizeGroupUDP(g bool) {
 			Socket: st.socket, Span: newSpan(0, senderTime, senderTime, u.sent, sendBW),
 			JitterMs: u.jitter * 1000, LostPackets: u.lost, Packets: packets,
 			LostPercent: lostPercent(u.lost, u.senderPkts), OutOfOrder: u.ooo, Sender: g,
-		}, DiskFile: s.diskFileJSON(u.sent, u.received)})
+		}, DiskFile: s.diskFileJSON(st, u.sent, u.received)})
 		if server && !st.sender {
 			s.notAvailable(st.socket, reportSender)
 		} else {
@@ -148,7 +148,7 @@ func (s *session) summarizeGroupUDP(g bool) {
 		if u.ooo > 0 {
 			s.out.printf(formatOutOfOrder, tag, 0.0, senderTime, u.ooo)
 		}
-		s.diskFileLine(g, u.sent, u.received)
+		s.diskFileLine(st, g, u.sent, u.received)
 		if server && st.sender {
 			s.notAvailable(st.socket, reportReceiver)
 		} else {

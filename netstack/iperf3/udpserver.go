@@ -100,16 +100,21 @@ func (l *udpListener) datagram(b []byte, addr net.Addr) {
 		l.drops.ToSender.Add(1)
 	case !l.counting.Load():
 		l.drops.NotRunning.Add(1)
-	case !st.udp.arrive(b, l.now(), l.counters64):
-		l.drops.Malformed.Add(1)
 	default:
+		if st.file != nil {
+			st.file.write(b) // -F: 3.12 writes every datagram its stream reads
+		}
+		if !st.udp.arrive(b, l.now(), l.counters64) {
+			l.drops.Malformed.Add(1)
+			return
+		}
 		st.moved.Add(uint64(len(b)))
 		l.progress.Add(uint64(len(b)))
 	}
 }
 
 // admit makes addr's stream and answers its set-up message.
-func (l *udpListener) admit(addr net.Addr, add func(net.Conn) *stream) (*stream, error) {
+func (l *udpListener) admit(addr net.Addr, add func(net.Conn) (*stream, error)) (*stream, error) {
 	key := addr.String()
 	l.mu.Lock()
 	delete(l.asked, key)
@@ -118,7 +123,10 @@ func (l *udpListener) admit(addr net.Addr, add func(net.Conn) *stream) (*stream,
 		return nil, nil
 	}
 	l.mu.Unlock()
-	st := add(&udpPeer{l: l, addr: addr})
+	st, err := add(&udpPeer{l: l, addr: addr})
+	if err != nil {
+		return nil, err
+	}
 	st.viaListener = true
 	l.mu.Lock()
 	l.streams[key] = st
