@@ -1,4 +1,5 @@
-// Package iperf3 is an iperf3 3.12 wire-compatible TCP client and server:
+// Package iperf3 is an iperf3 3.12 wire-compatible client and server (TCP
+// and UDP, -R and --bidir):
 // the real iperf3 binary can be either end. It follows
 // /work/shared/reference/iperf3-protocol.md (state bytes, 37-byte cookie,
 // length-prefixed JSON, parameter and results JSON, stream ids 1, 3, 4, ...,
@@ -20,8 +21,7 @@
 // Choices this package makes where iperf3 3.12 or the reference leave room
 // (assumptions, each also noted where it is implemented):
 //
-//   - Only TCP. A client asking for UDP or SCTP gets SERVER_ERROR IEPROTOCOL,
-//     --bidir gets IEUNIMP.
+//   - TCP and UDP. A client asking for SCTP gets SERVER_ERROR IEPROTOCOL.
 //   - -M, -w, -N and --snd-timeout reach a TCP data socket before its
 //     connect through the dial's context (WithDialOptions); the server gives
 //     its listener the test's MSS (3.12 re-creates it). -S is set once a
@@ -70,6 +70,7 @@
 //   - system_info is "Go <version> <os>/<arch> (mesonemu iperf3)" unless set.
 //   - Payload: one random buffer per test (math/rand/v2 PCG from Seed),
 //     shared by the sending streams; receivers read at most 128 KiB at a time.
+//     -F opens the file on every data stream, as 3.12 does (payload.go).
 //   - --timestamps stamps each print with a wall-clock instant taken once
 //     when the run starts plus the test clock's time since (LineStamps), so
 //     under the engine the stamps follow virtual time from today's date.
