@@ -18,13 +18,14 @@ func TCPInfo(c net.Conn) (iperf3.TCPInfo, bool) {
 		return iperf3.TCPInfo{}, false
 	}
 	info := nc.Info()
+	mss := connMSS(nc)
 	return iperf3.TCPInfo{
 		TotalRetransmits: nc.Retransmits(),
 		SndCwndBytes:     uint64(info.SndCwnd) * mss,
 		RTTMicros:        uint32(info.RTT.Microseconds()),
 		RTTVarMicros:     uint32(info.RTTVar.Microseconds()),
 		PMTU:             1500,
-		SndMSS:           mss,
+		SndMSS:           uint32(mss),
 	}, true
 }
 
