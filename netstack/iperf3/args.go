@@ -212,9 +212,13 @@ var options = []option{
 		c.Client.Title = v
 		return nil
 	}},
-	{'4', "version4", false, 0, nil}, // the emulated hosts speak only IPv4
-	{'6', "version6", false, 0, func(*Config, string) error {
-		return errors.New("IPv6 is not available: the emulated hosts speak only IPv4")
+	{'4', "version4", false, 0, func(c *Config, _ string) error {
+		c.Client.Family, c.Server.Family = Family4, Family4
+		return nil
+	}},
+	{'6', "version6", false, 0, func(c *Config, _ string) error {
+		c.Client.Family, c.Server.Family = Family6, Family6
+		return nil
 	}},
 	{'F', "file", true, ModeClient, func(c *Config, v string) error {
 		c.Client.File = v
@@ -289,7 +293,7 @@ var refusedOptions = []struct {
 	{0, "bind-dev", true, "each emulated host has one interface"},
 	{'S', "tos", true, "IP TOS is not carried by the emulated stacks' sockets"},
 	{0, "dscp", true, "IP TOS is not carried by the emulated stacks' sockets"},
-	{'L', "flowlabel", true, "IPv6 is not available on the emulated hosts"},
+	{'L', "flowlabel", true, "the emulated stacks' sockets do not set IPv6 flow labels"},
 	{0, "timestamps", false, "line timestamps would be wall time; the run is in virtual time"},
 	{'A', "affinity", true, "the emulated board has one core"},
 	{0, "sctp", false, "the emulated stacks have no SCTP"},

@@ -1,0 +1,65 @@
+package iperf3
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+)
+
+// Family is iperf3's -4 / -6: the address family its getaddrinfo asks for
+// (settings->domain). FamilyAny is 3.12's default, AF_UNSPEC: the client
+// takes the address as given, the server listens dual-stack.
+type Family int
+
+// Families.
+const (
+	FamilyAny Family = 0
+	Family4   Family = 4
+	Family6   Family = 6
+)
+
+// errAddrFamily is glibc's gai_strerror(EAI_ADDRFAMILY), what 3.12 appends
+// to "unable to connect to server" when -4 meets an IPv6 literal or -6 an
+// IPv4 one.
+var errAddrFamily = errors.New("Address family for hostname not supported")
+
+// checkFamily is getaddrinfo's verdict on a numeric host under hints of
+// family f. A name that is not an address literal is left to the dialer.
+func checkFamily(host string, f Family) error {
+	a, err := netip.ParseAddr(host)
+	if err != nil || f == FamilyAny {
+		return nil
+	}
+	if is4 := a.Is4(); (f == Family4) != is4 {
+		return errAddrFamily
+	}
+	return nil
+}
+
+// network is Go's name for a TCP socket of family f.
+func (f Family) network() string {
+	switch f {
+	case Family4:
+		return "tcp4"
+	case Family6:
+		return "tcp6"
+	}
+	return "tcp"
+}
+
+type networkKey struct{}
+
+// WithNetwork returns a context telling Env.Listen which socket to open:
+// "tcp" (dual-stack where the host has IPv6), "tcp4" or "tcp6" (iperf3 -4,
+// -6).
+func WithNetwork(ctx context.Context, network string) context.Context {
+	return context.WithValue(ctx, networkKey{}, network)
+}
+
+// Network is the listening network asked for in ctx; "tcp" if none.
+func Network(ctx context.Context) string {
+	if n, ok := ctx.Value(networkKey{}).(string); ok {
+		return n
+	}
+	return "tcp"
+}
