@@ -21,13 +21,16 @@ const (
 // errAddrFamily is glibc's gai_strerror(EAI_ADDRFAMILY), what 3.12 appends
 // to "unable to connect to server" when -4 meets an IPv6 literal or -6 an
 // IPv4 one.
+//lint:ignore ST1005 glibc's gai_strerror text, printed verbatim as 3.12 does
 var errAddrFamily = errors.New("Address family for hostname not supported")
 
 // checkFamily is getaddrinfo's verdict on a numeric host under hints of
-// family f. A name that is not an address literal is left to the dialer.
+// family f. A name that is not an address literal is left to the dialer; so
+// is an IPv4-mapped IPv6 literal, which glibc resolves under either family
+// (it reaches the IPv4 host both ways).
 func checkFamily(host string, f Family) error {
 	a, err := netip.ParseAddr(host)
-	if err != nil || f == FamilyAny {
+	if err != nil || f == FamilyAny || a.Is4In6() {
 		return nil
 	}
 	if is4 := a.Is4(); (f == Family4) != is4 {
