@@ -21,6 +21,7 @@ const (
 // errAddrFamily is glibc's gai_strerror(EAI_ADDRFAMILY), what 3.12 appends
 // to "unable to connect to server" when -4 meets an IPv6 literal or -6 an
 // IPv4 one.
+//
 //lint:ignore ST1005 glibc's gai_strerror text, printed verbatim as 3.12 does
 var errAddrFamily = errors.New("Address family for hostname not supported")
 
