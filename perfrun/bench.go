@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"net/netip"
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
@@ -182,7 +181,9 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 	if err != nil {
 		return nil, err
 	}
-	o.IPv6 = o.IPv6 || usesIPv6(cfg)
+	// IPv6 only when the command line asks for it, so that every IPv4 run
+	// stays what it was, frame for frame.
+	o.IPv6 = o.IPv6 || cfg.UsesIPv6()
 	tap := &udpTap{}
 	o.Taps = append(o.Taps, tap.tap)
 	b, err := Start(ctx, o)
@@ -239,17 +240,6 @@ func portOr(p int) int {
 		return iperf3.DefaultPort
 	}
 	return p
-}
-
-// usesIPv6 reports whether an iperf3 command line needs IPv6 on the hosts:
-// -6, or a client's IPv6 address. IPv6 is configured only then, so that
-// every IPv4 run stays what it was, frame for frame.
-func usesIPv6(cfg iperf3.Config) bool {
-	if cfg.Mode == iperf3.ModeClient {
-		a, err := netip.ParseAddr(cfg.Client.Host)
-		return cfg.Client.Family == iperf3.Family6 || (err == nil && !a.Unmap().Is4())
-	}
-	return cfg.Server.Family == iperf3.Family6
 }
 
 // boardHost is the address the PC's client dials when the board serves:

@@ -67,3 +67,13 @@ func Network(ctx context.Context) string {
 	}
 	return "tcp"
 }
+
+// UsesIPv6 reports whether a command line needs IPv6 on the emulated hosts:
+// -6, or a client's IPv6 address (an IPv4-mapped one is IPv4).
+func (c Config) UsesIPv6() bool {
+	if c.Mode == ModeClient {
+		a, err := netip.ParseAddr(c.Client.Host)
+		return c.Client.Family == Family6 || (err == nil && !a.Unmap().Is4())
+	}
+	return c.Server.Family == Family6
+}
