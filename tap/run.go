@@ -47,13 +47,13 @@ type Options struct {
 	TAP string
 	// Netns, when set, opens the TAP inside this network namespace (a name from
 	// `ip netns add`, or a path); the rest of the process stays where it is.
-	Netns   string
-	BoardIP netip.Prefix // default DefaultBoardIP
+	Netns    string
+	BoardIP  netip.Prefix // default DefaultBoardIP
+	CC       string       // the board's congestion control: "cubic" (default) or "reno"
+	PcapPath string       // if set, every frame on the wire goes there (pcapng, FCS kept)
 	// BoardIP6 gives the board's stack IPv6 as well; zero: DefaultBoardIP6
 	// if the iperf3 line uses IPv6 (-6 or an IPv6 address), else none.
 	BoardIP6 netip.Prefix
-	CC       string // the board's congestion control: "cubic" (default) or "reno"
-	PcapPath string // if set, every frame on the wire goes there (pcapng, FCS kept)
 	// Iperf3Args is an iperf3 command line for the board (-c HOST ..., -s ...),
 	// without the program name. Empty: the board only answers ARP and ping
 	// (gVisor's ICMP echo) until ctx ends.
