@@ -2,7 +2,6 @@ package netstack
 
 import (
 	"encoding/binary"
-	"io"
 	"net"
 	"net/netip"
 	"strings"
@@ -88,50 +87,8 @@ func pair6(t testing.TB, seed int64) (*emu.Machine, *Host, *Host, *frameLog) {
 func TestIPv6BulkTransfer(t *testing.T) {
 	const total = 20 << 20
 	m, a, b, log := pair6(t, 1)
-	ln, err := b.Listen(5201)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got int64
-	var remote, local string
-	recv := m.Go("receiver", func() {
-		c, err := ln.Accept()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		remote = c.RemoteAddr().String()
-		got, _ = io.Copy(io.Discard, c)
-	})
-	var start emu.Time
-	var info uint64
-	send := m.Go("sender", func() {
-		c, err := a.Dial(t.Context(), "[2001:2::1]:5201")
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		local = c.LocalAddr().String()
-		buf := make([]byte, 128<<10)
-		start = m.Now()
-		for sent := 0; sent < total; sent += len(buf) {
-			if _, err := c.Write(buf); err != nil {
-				t.Error(err)
-				return
-			}
-		}
-		if ti, ok := TCPInfo(c); ok {
-			info = uint64(ti.SndMSS)
-		}
-		_ = c.Close()
-	})
-	if err := m.Run(nil, func() bool { return recv.Done() && send.Done() }); err != nil {
-		t.Fatal(err)
-	}
-	el := m.Now() - start
-	if got != total {
-		t.Fatalf("received %d bytes, want %d", got, total)
-	}
+	r := transfer(t, m, a, b, "[2001:2::1]:5201", total)
+	el, local, remote, info := r.el, r.local, r.remote, r.mss
 	mbps := float64(total) * 8 / el.Seconds() / 1e6
 	data := log.lens[1486]
 	t.Logf("IPv6: %d bytes in %.6f s = %.1f Mbit/s; %d full frames of 1486 bytes; frames by type %v; SYN MSS %v; %s -> %s; tcp_info MSS %d",

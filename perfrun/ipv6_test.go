@@ -63,6 +63,16 @@ func runBoard(t *testing.T, driver, args string) (stdout, stderr string, code in
 	return out.String(), errOut.String(), run.Code, w
 }
 
+// runJSON is runBoard for a -J run that must succeed, with its result.
+func runJSON(t *testing.T, driver, args string) (*iperf3.Result, *wireLog) {
+	t.Helper()
+	out, _, code, w := runBoard(t, driver, args)
+	if code != 0 {
+		t.Fatalf("%s: exit %d", args, code)
+	}
+	return parseJSON(t, args, out), w
+}
+
 func parseJSON(t *testing.T, args, out string) *iperf3.Result {
 	t.Helper()
 	var res iperf3.Result
@@ -81,12 +91,7 @@ func parseJSON(t *testing.T, args, out string) *iperf3.Result {
 // and with the fixed driver (no loss) the throughput is IPv4's within the
 // 1.4 % those bytes cost.
 func TestIPv6TCPAcrossTheBoard(t *testing.T) {
-	const args6 = "-c 2001:2::1 -6 -t 1 -J"
-	out, _, code, w := runBoard(t, "fixed", args6)
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	res := parseJSON(t, args6, out)
+	res, w := runJSON(t, "fixed", "-c 2001:2::1 -6 -t 1 -J")
 	c := res.Start.Connected[0]
 	if c.LocalHost != "2001:2::2" || c.RemoteHost != "2001:2::1" || res.Start.ConnectingTo.Host != "2001:2::1" {
 		t.Fatalf("connected %+v, connecting to %+v", c, res.Start.ConnectingTo)
@@ -95,8 +100,7 @@ func TestIPv6TCPAcrossTheBoard(t *testing.T) {
 		t.Fatalf("frames by EtherType %v, neighbour solicitations %v: want IPv6 only, one solicitation from the board", w.byType, w.ns)
 	}
 	full := w.lens[0][1490]
-	out4, _, _, w4 := runBoard(t, "fixed", "-c 198.18.0.1 -t 1 -J")
-	res4 := parseJSON(t, "IPv4", out4)
+	res4, w4 := runJSON(t, "fixed", "-c 198.18.0.1 -t 1 -J")
 	v6, v4 := res.End.SumReceived.BitsPerSecond, res4.End.SumReceived.BitsPerSecond
 	t.Logf("IPv6 %.1f Mbit/s (%d bytes, %d full data frames of 1490 B), IPv4 %.1f Mbit/s (%d IPv4 frames); IPv6 frames by length board->pc %v",
 		v6/1e6, res.End.SumReceived.Bytes, full, v4/1e6, w4.byType[0x0800], w.lens[0])
@@ -118,12 +122,7 @@ func TestIPv6TCPAcrossTheBoard(t *testing.T) {
 // 1494-byte frames, and what the receiver loses is what the wire model
 // predicts for them.
 func TestIPv6UDPLossIsTheWires(t *testing.T) {
-	const args = "-c 2001:2::1 -u -b 300M -t 2 -J"
-	out, _, code, w := runBoard(t, "pre-fix", args)
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	res := parseJSON(t, args, out)
+	res, w := runJSON(t, "pre-fix", "-c 2001:2::1 -u -b 300M -t 2 -J")
 	rec := res.End.SumReceived
 	t.Logf("sent %d, lost %d/%d, IPv6 frames by length %v", res.End.SumSent.Packets, rec.LostPackets, rec.Packets, w.lens[0])
 	if res.Start.TestStart.BlkSize != 1428 {

@@ -28,11 +28,16 @@ func TCP(src, dst [4]byte, sport, dport uint16, seq, ack uint32, payload int) []
 		SrcAddr:  tcpip.AddrFrom4(src), DstAddr: tcpip.AddrFrom4(dst),
 	})
 	ip.SetChecksum(^ip.CalculateChecksum())
-	header.TCP(ip[header.IPv4MinimumSize:]).Encode(&header.TCPFields{
-		SrcPort: sport, DstPort: dport, SeqNum: seq, AckNum: ack,
-		DataOffset: tcpLen, Flags: header.TCPFlagAck, WindowSize: 65535,
-	})
+	putTCP(ip[header.IPv4MinimumSize:], sport, dport, seq, ack)
 	return f
+}
+
+// putTCP writes the TCP header: ACK, a timestamp option's worth of space.
+func putTCP(b []byte, sport, dport uint16, seq, ack uint32) {
+	header.TCP(b).Encode(&header.TCPFields{
+		SrcPort: sport, DstPort: dport, SeqNum: seq, AckNum: ack,
+		DataOffset: header.TCPMinimumSize + 12, Flags: header.TCPFlagAck, WindowSize: 65535,
+	})
 }
 
 // Data is a full-sized data segment from the board to the PC's iperf3 port.
@@ -65,9 +70,6 @@ func TCP6(src, dst [16]byte, sport, dport uint16, seq, ack uint32, payload int) 
 		PayloadLength: uint16(tcpLen + payload), TransportProtocol: header.TCPProtocolNumber, HopLimit: 64,
 		SrcAddr: tcpip.AddrFrom16(src), DstAddr: tcpip.AddrFrom16(dst),
 	})
-	header.TCP(ip[header.IPv6MinimumSize:]).Encode(&header.TCPFields{
-		SrcPort: sport, DstPort: dport, SeqNum: seq, AckNum: ack,
-		DataOffset: tcpLen, Flags: header.TCPFlagAck, WindowSize: 65535,
-	})
+	putTCP(ip[header.IPv6MinimumSize:], sport, dport, seq, ack)
 	return f
 }
