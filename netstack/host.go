@@ -25,14 +25,14 @@ type HostConfig struct {
 	Name    string
 	Machine *emu.Machine // the engine the host runs on
 	Addr    netip.Prefix // e.g. 198.18.0.2/24
+	MAC     tcpip.LinkAddress
+	MTU     uint32 // IP MTU, 1500
+	CC      string // "cubic" or "reno"
+	NIC     FrameNIC
+	Seeded  int64 // seed of every random source of the stack (ports, ISNs, hashes)
 	// Addr6 is the host's IPv6 address (e.g. 2001:2::2/64); zero leaves the
 	// host IPv4-only, with no IPv6 protocol in its stack (see ipv6.go).
-	Addr6  netip.Prefix
-	MAC    tcpip.LinkAddress
-	MTU    uint32 // IP MTU, 1500
-	CC     string // "cubic" or "reno"
-	NIC    FrameNIC
-	Seeded int64 // seed of every random source of the stack (ports, ISNs, hashes)
+	Addr6 netip.Prefix
 	// TCP is the stack's TCP configuration; nil is LinuxTCP().
 	TCP *TCPConfig
 	// CPU charges each packet's processing in virtual time; nil: no cost.
