@@ -176,6 +176,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if cfg.Addr6.IsValid() {
 		r, err := addIPv6(s, cfg)
 		if err != nil {
+			ep.Close()
 			return nil, fmt.Errorf("host %s: %w", cfg.Name, err)
 		}
 		routes = append(routes, r)

@@ -235,3 +235,17 @@ func TestIPv6UDP(t *testing.T) {
 		t.Fatal("WriteTo a TCP address succeeded")
 	}
 }
+
+// TestAddr6Checked: a host takes only a global unicast IPv6 address with
+// room for a peer; anything else is refused with a reason, no stack built.
+func TestAddr6Checked(t *testing.T) {
+	for _, a := range []string{"198.18.0.9/24", "::ffff:198.18.0.9/120", "fe80::2/64", "ff02::1/64", "::1/128", "2001:2::2/127"} {
+		m := emu.NewMachine(1)
+		w := NewIdealWire(m, 1000, 50*emu.Microsecond, 256)
+		_, err := NewHost(HostConfig{Name: "h", Machine: m, Addr: netip.MustParsePrefix("198.18.0.2/24"),
+			Addr6: netip.MustParsePrefix(a), NIC: w.A})
+		if err == nil || !strings.Contains(err.Error(), "not a global unicast IPv6 address") {
+			t.Errorf("Addr6 %s: %v", a, err)
+		}
+	}
+}
