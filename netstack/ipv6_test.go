@@ -20,6 +20,7 @@ type frameLog struct {
 	byType map[uint16]int
 	lens   map[int]int // IPv6 frames by length
 	synMSS []int       // the MSS options of IPv6 TCP SYNs
+	syn4   []int       // and of IPv4 ones
 }
 
 func (f *frameLog) Transmit(frame []byte) error {
@@ -28,16 +29,24 @@ func (f *frameLog) Transmit(frame []byte) error {
 	f.byType[et]++
 	if et == 0x86dd {
 		f.lens[len(frame)]++
-		f.synMSS = append(f.synMSS, synMSS(frame)...)
+		f.synMSS = append(f.synMSS, synMSS(frame, 40)...)
+	}
+	if et == 0x0800 {
+		f.syn4 = append(f.syn4, synMSS(frame, 20)...)
 	}
 	f.mu.Unlock()
 	return f.FrameNIC.Transmit(frame)
 }
 
-// synMSS is the MSS option of an Ethernet/IPv6/TCP SYN (none otherwise).
-func synMSS(frame []byte) []int {
-	const tcpOff = 14 + 40
-	if len(frame) < tcpOff+20 || frame[14+6] != 6 || frame[tcpOff+13]&0x02 == 0 {
+// synMSS is the MSS option of an Ethernet/IP/TCP SYN behind an IP header of
+// ipLen bytes (none otherwise).
+func synMSS(frame []byte, ipLen int) []int {
+	tcpOff := 14 + ipLen
+	proto := frame[14+6] // IPv6's next header
+	if ipLen == 20 {
+		proto = frame[14+9]
+	}
+	if len(frame) < tcpOff+20 || proto != 6 || frame[tcpOff+13]&0x02 == 0 {
 		return nil
 	}
 	opts := frame[tcpOff+20 : tcpOff+int(frame[tcpOff+12]>>4)*4]
@@ -83,7 +92,8 @@ func pair6(t testing.TB, seed int64) (*emu.Machine, *Host, *Host, *frameLog) {
 // bytes over either family and carries 1400 bytes of data over IPv6 where
 // IPv4 carries 1420: 20 bytes less, the IPv6 header's 40 against IPv4's 20.
 // The goodput limit on the wire (1510 byte times a frame with FCS, preamble
-// and gap) falls from 940.4 to 927.2 Mbit/s.
+// and gap) falls from 940.4 to 927.2 Mbit/s. The same hosts' IPv4 SYN offers
+// 1460.
 func TestIPv6BulkTransfer(t *testing.T) {
 	const total = 20 << 20
 	m, a, b, log := pair6(t, 1)
@@ -106,6 +116,23 @@ func TestIPv6BulkTransfer(t *testing.T) {
 	}
 	if log.byType[0x0800] != 0 || log.byType[0x0806] != 0 {
 		t.Errorf("an IPv6 transfer sent IPv4 or ARP frames: %v", log.byType)
+	}
+	// The same hosts over IPv4: 1460.
+	ln, err := b.Listen(5202)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Go("accept", func() { _, _ = ln.Accept() })
+	dial := m.Go("dial v4", func() {
+		if c, err := a.Dial(t.Context(), "198.18.0.1:5202"); err == nil {
+			_ = c.Close()
+		}
+	})
+	if err := m.Run(nil, dial.Done); err != nil {
+		t.Fatal(err)
+	}
+	if len(log.syn4) != 1 || log.syn4[0] != 1460 {
+		t.Errorf("the IPv4 SYN's MSS options %v, want [1460]", log.syn4)
 	}
 	if info != 1428 {
 		t.Errorf("tcp_info MSS %d, want 1428", info)
