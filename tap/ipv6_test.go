@@ -86,10 +86,11 @@ func TestInteropIPv6HostClientBoardServer(t *testing.T) {
 }
 
 // TestInteropIPv6BoardClientHostServer: the board's iperf3 -c with an IPv6
-// address against Debian's iperf3 -s -1 -J bound to the host's IPv6 address.
+// address against Debian's iperf3 -s -1 -J bound to the host's IPv6 address,
+// TCP (the UDP case adds nothing the other direction does not show).
 func TestInteropIPv6BoardClientHostServer(t *testing.T) {
 	need(t, "iperf3", "ss")
-	for _, tc := range interop6Cases {
+	for _, tc := range interop6Cases[:1] {
 		t.Run(tc.name, func(t *testing.T) {
 			ns, ctx := interop6NS(t)
 			srv := ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP6)
