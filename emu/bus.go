@@ -170,29 +170,27 @@ func (b *Bus) Write32(addr uint32, v uint32) error {
 }
 
 // ReadRAM copies guest RAM at addr into p (the guest CPU reading memory).
-func (b *Bus) ReadRAM(addr uint32, p []byte) error {
-	b.m.Lock()
-	defer b.m.Unlock()
-	if b.ram != nil {
-		if s, ok := b.ram.slice(addr, len(p)); ok {
-			copy(p, s)
-			return nil
-		}
-	}
-	return &BusError{Addr: addr, Why: fmt.Sprintf("%d bytes not inside RAM", len(p))}
-}
+func (b *Bus) ReadRAM(addr uint32, p []byte) error { return b.copyRAM(addr, p, false) }
 
 // WriteRAM copies p into guest RAM at addr (the guest CPU writing memory).
-func (b *Bus) WriteRAM(addr uint32, p []byte) error {
+func (b *Bus) WriteRAM(addr uint32, p []byte) error { return b.copyRAM(addr, p, true) }
+
+// copyRAM copies between p and the len(p) bytes of guest RAM at addr: into RAM
+// when write. An access that leaves RAM is a bus error.
+func (b *Bus) copyRAM(addr uint32, p []byte, write bool) error {
 	b.m.Lock()
 	defer b.m.Unlock()
 	if b.ram != nil {
 		if s, ok := b.ram.slice(addr, len(p)); ok {
-			copy(s, p)
+			if write {
+				copy(s, p)
+			} else {
+				copy(p, s)
+			}
 			return nil
 		}
 	}
-	return &BusError{Addr: addr, Write: true, Why: fmt.Sprintf("%d bytes not inside RAM", len(p))}
+	return &BusError{Addr: addr, Write: write, Why: fmt.Sprintf("%d bytes not inside RAM", len(p))}
 }
 
 // RAM is guest memory as the DMA engines see it. Its methods are for hardware code

@@ -1,6 +1,7 @@
 package farend
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -49,18 +50,10 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.SpeedMbps == 0 {
-		c.SpeedMbps = DefaultSpeedMbps
-	}
-	if c.TxQueueLen == 0 {
-		c.TxQueueLen = DefaultTxQueueLen
-	}
-	if c.MaxFrameLen == 0 {
-		c.MaxFrameLen = DefaultMaxFrameLen
-	}
-	if c.RxRingSize == 0 {
-		c.RxRingSize = DefaultRxRingSize
-	}
+	c.SpeedMbps = cmp.Or(c.SpeedMbps, DefaultSpeedMbps)
+	c.TxQueueLen = cmp.Or(c.TxQueueLen, DefaultTxQueueLen)
+	c.MaxFrameLen = cmp.Or(c.MaxFrameLen, DefaultMaxFrameLen)
+	c.RxRingSize = cmp.Or(c.RxRingSize, DefaultRxRingSize)
 	return c
 }
 

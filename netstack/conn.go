@@ -19,6 +19,7 @@ import (
 	"gvisor.dev/gvisor/pkg/waiter"
 
 	"mesonemu/emu"
+	"mesonemu/netstack/iperf3"
 )
 
 // Conn is a TCP connection on a host for a program running as an engine task:
@@ -46,6 +47,8 @@ type socket struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	userMSS int // the MSS iperf3's -M gave it (a listener's passes to its conns), 0: none
 }
 
 // shut closes the endpoint once and lets the stack settle; false if it was
@@ -213,20 +216,17 @@ func (c *Conn) SetDeadline(t time.Time) error {
 }
 
 // SetReadDeadline implements net.Conn.
-func (c *Conn) SetReadDeadline(t time.Time) error {
-	c.mu.Lock()
-	c.rDeadline = ToVirtual(t)
-	c.mu.Unlock()
-	c.rw.Wake()
-	return nil
-}
+func (c *Conn) SetReadDeadline(t time.Time) error { return c.setDeadline(&c.rDeadline, c.rw, t) }
 
 // SetWriteDeadline implements net.Conn.
-func (c *Conn) SetWriteDeadline(t time.Time) error {
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.setDeadline(&c.wDeadline, c.ww, t) }
+
+// setDeadline sets one direction's deadline and wakes its waiter to look again.
+func (c *Conn) setDeadline(d *emu.Time, w *emu.Waker, t time.Time) error {
 	c.mu.Lock()
-	c.wDeadline = ToVirtual(t)
+	*d = ToVirtual(t)
 	c.mu.Unlock()
-	c.ww.Wake()
+	w.Wake()
 	return nil
 }
 
@@ -289,7 +289,10 @@ func (h *Host) DialFrom(ctx context.Context, localPort uint16, addr string) (net
 			return nil, fmt.Errorf("dial %s: bind port %d: %s", addr, localPort, terr)
 		}
 	}
+	o, _ := iperf3.DialOptions(ctx)
+	preConnect(ep, o) // -M must reach the SYN
 	c := newConn(h, ep, wq)
+	c.userMSS = o.MSS
 	stop := context.AfterFunc(ctx, c.ww.Wake)
 	defer stop()
 	terr = ep.Connect(remote)
@@ -384,7 +387,9 @@ func (l *Listener) Accept() (net.Conn, error) {
 		nep, nwq, terr := l.ep.Accept(nil)
 		l.h.settle()
 		if terr == nil {
-			return newConn(l.h, nep, nwq), nil
+			c := newConn(l.h, nep, nwq)
+			c.userMSS = l.userMSS
+			return c, nil
 		}
 		if _, would := terr.(*tcpip.ErrWouldBlock); !would {
 			return nil, fmt.Errorf("accept: %s", terr)

@@ -13,8 +13,8 @@ import (
 	"mesonemu/emu"
 )
 
-// frameLog records what a host's card sends: EtherType and length of each frame.
-type frameLog struct {
+// frameTally records what a host's card sends: EtherType and length of each frame.
+type frameTally struct {
 	FrameNIC
 	mu     sync.Mutex
 	byType map[uint16]int
@@ -23,7 +23,7 @@ type frameLog struct {
 	syn4   []int       // and of IPv4 ones
 }
 
-func (f *frameLog) Transmit(frame []byte) error {
+func (f *frameTally) Transmit(frame []byte) error {
 	f.mu.Lock()
 	et := binary.BigEndian.Uint16(frame[12:14])
 	f.byType[et]++
@@ -65,11 +65,11 @@ func synMSS(frame []byte, ipLen int) []int {
 
 // pair6 is pair with IPv6 on both hosts (a 2001:2::2, b 2001:2::1) and a's
 // frames logged.
-func pair6(t testing.TB, seed int64) (*emu.Machine, *Host, *Host, *frameLog) {
+func pair6(t testing.TB, seed int64) (*emu.Machine, *Host, *Host, *frameTally) {
 	t.Helper()
 	m := emu.NewMachine(1)
 	w := NewIdealWire(m, 1000, 50*emu.Microsecond, 256)
-	log := &frameLog{FrameNIC: w.A, byType: map[uint16]int{}, lens: map[int]int{}}
+	log := &frameTally{FrameNIC: w.A, byType: map[uint16]int{}, lens: map[int]int{}}
 	a, err := NewHost(HostConfig{Name: "a", Machine: m, Addr: netip.MustParsePrefix("198.18.0.2/24"),
 		Addr6: netip.MustParsePrefix("2001:2::2/64"),
 		MAC:   tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02"), NIC: log, Seeded: seed})

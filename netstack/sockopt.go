@@ -1,40 +1,36 @@
 package netstack
 
 import (
+	"fmt"
 	"net"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
+	"gvisor.dev/gvisor/pkg/tcpip/header"
 
 	"mesonemu/netstack/iperf3"
 )
 
-// SockOpts applies iperf3's -w, -M, -N and -C to a connection on a host's
-// stack: socket buffer sizes, the MSS (it shrinks an established
-// connection's segments), no-delay and the congestion control, which must
-// be one of CongestionControls.
+// SockOpts applies iperf3's -w, -M, -N, -C and -S to a connection on a
+// host's stack: socket buffer sizes, the MSS, no-delay, the congestion
+// control, which must be one of CongestionControls, and the IP TOS byte
+// (gVisor, like Linux, keeps a TCP socket's ECN bits out of it). gVisor's
+// MSS is only what the SYN advertises, so it counts when set before the
+// connect (DialFrom) or on the listener (SetListenerMSS).
 func SockOpts(c net.Conn, o iperf3.SocketOptions) error {
 	if u, ok := c.(*UDPConn); ok {
 		u.SetBuffers(o.Window, o.Window)
-		return nil
+		return setTOS(u.ep, o.TOS)
 	}
 	tc, ok := c.(*Conn)
 	if !ok {
 		return nil
 	}
-	so := tc.ep.SocketOptions()
-	if o.Window > 0 {
-		so.SetSendBufferSize(int64(o.Window), true)
-		so.SetReceiveBufferSize(int64(o.Window), true)
-	}
-	if o.NoDelay {
-		so.SetDelayOption(false)
-	}
+	preConnect(tc.ep, o)
 	if o.MSS > 0 {
-		_ = tc.ep.SetSockOptInt(tcpip.MaxSegOption, o.MSS)
+		tc.userMSS = o.MSS
 	}
-	if o.UserTimeout > 0 {
-		ut := tcpip.TCPUserTimeoutOption(o.UserTimeout)
-		_ = tc.ep.SetSockOpt(&ut)
+	if err := setTOS(tc.ep, o.TOS); err != nil {
+		return err
 	}
 	if o.Congestion != "" {
 		known := false
@@ -73,4 +69,68 @@ func ConnCongestion(fallback string) iperf3.CongestionFunc {
 		}
 		return string(cc)
 	}
+}
+
+// preConnect sets what 3.12 sets on a TCP socket before it connects.
+func preConnect(ep tcpip.Endpoint, o iperf3.SocketOptions) {
+	so := ep.SocketOptions()
+	if o.Window > 0 {
+		so.SetSendBufferSize(int64(o.Window), true)
+		so.SetReceiveBufferSize(int64(o.Window), true)
+	}
+	if o.NoDelay {
+		so.SetDelayOption(false)
+	}
+	if o.MSS > 0 {
+		_ = ep.SetSockOptInt(tcpip.MaxSegOption, o.MSS)
+	}
+	if o.UserTimeout > 0 {
+		ut := tcpip.TCPUserTimeoutOption(o.UserTimeout)
+		_ = ep.SetSockOpt(&ut)
+	}
+}
+
+func setTOS(ep tcpip.Endpoint, tos int) error {
+	if tos == 0 {
+		return nil
+	}
+	if terr := ep.SetSockOptInt(tcpip.IPv4TOSOption, tos); terr != nil {
+		return fmt.Errorf("IP TOS %d: %s", tos, terr)
+	}
+	// IPV6_TCLASS, as 3.12 sets it on an IPv6 socket: gVisor's UDP keeps it
+	// apart from the IPv4 TOS (its TCP shares one byte).
+	if terr := ep.SetSockOptInt(tcpip.IPv6TrafficClassOption, tos); terr != nil {
+		return fmt.Errorf("IPv6 traffic class %d: %s", tos, terr)
+	}
+	return nil
+}
+
+// SetListenerMSS gives the connections l accepts from now on an advertised
+// MSS of mss (0: the route's again), as a listener re-created with
+// TCP_MAXSEG does (iperf3.ListenerMSSSetter).
+func (l *Listener) SetListenerMSS(mss int) error {
+	v := mss
+	if v == 0 {
+		// gVisor takes no 0; an MSS above the route's advertises the route's.
+		v = header.TCPMaximumMSS
+	}
+	if terr := l.ep.SetSockOptInt(tcpip.MaxSegOption, v); terr != nil {
+		return fmt.Errorf("listener MSS %d: %s", mss, terr)
+	}
+	l.userMSS = mss
+	return nil
+}
+
+// SocketBuffers are the endpoint's send and receive buffer sizes
+// (iperf3.BufferSizer): gVisor's own values, which Linux would report
+// doubled for a size set with -w.
+func (s *socket) SocketBuffers() (snd, rcv int) {
+	so := s.ep.SocketOptions()
+	return int(so.GetSendBufferSize()), int(so.GetReceiveBufferSize())
+}
+
+// SocketBuffers are the modelled send buffer and the endpoint's receive
+// buffer (iperf3.BufferSizer).
+func (u *UDPConn) SocketBuffers() (snd, rcv int) {
+	return u.sndBuf, int(u.ep.SocketOptions().GetReceiveBufferSize())
 }

@@ -18,14 +18,19 @@ func TCPInfo(c net.Conn) (iperf3.TCPInfo, bool) {
 		return iperf3.TCPInfo{}, false
 	}
 	info := nc.Info()
-	mss := connMSS(nc)
+	smss := connMSS(nc)
+	if nc.userMSS > 0 {
+		// -M on both ends (the server's listener has it too) clamps both
+		// directions; Linux's snd_mss is that less the timestamps' 12 bytes.
+		smss = min(smss, uint64(max(nc.userMSS-12, 0)))
+	}
 	return iperf3.TCPInfo{
 		TotalRetransmits: nc.Retransmits(),
-		SndCwndBytes:     uint64(info.SndCwnd) * mss,
+		SndCwndBytes:     uint64(info.SndCwnd) * smss,
 		RTTMicros:        uint32(info.RTT.Microseconds()),
 		RTTVarMicros:     uint32(info.RTTVar.Microseconds()),
 		PMTU:             1500,
-		SndMSS:           uint32(mss),
+		SndMSS:           uint32(smss),
 	}, true
 }
 

@@ -21,10 +21,11 @@ type wireLog struct {
 	byType map[uint16]int
 	lens   [2]map[int]int // TX (board -> PC), RX
 	ns     [2]int         // neighbour solicitations to a solicited-node group, by direction
+	tclass map[byte]int   // IPv6 data frames (100 B or more) by traffic class
 }
 
 func newWireLog() *wireLog {
-	return &wireLog{byType: map[uint16]int{}, lens: [2]map[int]int{{}, {}}}
+	return &wireLog{byType: map[uint16]int{}, lens: [2]map[int]int{{}, {}}, tclass: map[byte]int{}}
 }
 
 func (w *wireLog) tap(fr *platform.Frame) {
@@ -39,6 +40,9 @@ func (w *wireLog) tap(fr *platform.Frame) {
 		i = 1
 	}
 	w.lens[i][len(f)]++
+	if len(f) >= dataFrameMin {
+		w.tclass[f[14]<<4|f[15]>>4]++
+	}
 	// ICMPv6 type 135 to 33:33:ff:xx:xx:xx.
 	if f[0] == 0x33 && f[1] == 0x33 && f[2] == 0xff && f[14+6] == 58 && f[14+40] == 135 {
 		w.ns[i]++
@@ -194,5 +198,16 @@ func TestBoardServesIPv6(t *testing.T) {
 	}
 	if s := out.String(); !strings.Contains(s, "Accepted connection from 2001:2::1, port ") || !strings.Contains(s, "] local 2001:2::2 port 5201 connected to 2001:2::1 port ") {
 		t.Fatalf("server output:\n%s", s)
+	}
+}
+
+// TestIPv6TrafficClass: -S sets the IPv6 traffic class of the data frames,
+// as 3.12 sets IPV6_TCLASS on an IPv6 socket, for UDP and TCP.
+func TestIPv6TrafficClass(t *testing.T) {
+	for _, args := range []string{"-c 2001:2::1 -u -b 50M -t 1 -S 0x20 -J", "-c 2001:2::1 -b 50M -t 1 -S 0x20 -J"} {
+		res, w := runJSON(t, "fixed", args)
+		if res.Start.TestStart.TOS != 0x20 || w.tclass[0x20] < 1000 {
+			t.Errorf("%s: tos %d, data frames by traffic class %v", args, res.Start.TestStart.TOS, w.tclass)
+		}
 	}
 }

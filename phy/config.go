@@ -1,6 +1,7 @@
 package phy
 
 import (
+	"cmp"
 	"fmt"
 
 	"mesonemu/emu"
@@ -138,17 +139,9 @@ func (c *Config) validate() error {
 
 // withDefaults fills zero fields.
 func (c Config) withDefaults() Config {
-	if c.Partner.Modes == 0 {
-		c.Partner.Modes = DefaultPartnerModes
-	}
-	if c.AutonegTime == 0 {
-		c.AutonegTime = DefaultAutonegTime
-	}
-	if c.ForcedLinkTime == 0 {
-		c.ForcedLinkTime = DefaultForcedLinkTime
-	}
-	if c.ResetTime == 0 {
-		c.ResetTime = DefaultResetTime
-	}
+	c.Partner.Modes = cmp.Or(c.Partner.Modes, DefaultPartnerModes)
+	c.AutonegTime = cmp.Or(c.AutonegTime, DefaultAutonegTime)
+	c.ForcedLinkTime = cmp.Or(c.ForcedLinkTime, DefaultForcedLinkTime)
+	c.ResetTime = cmp.Or(c.ResetTime, DefaultResetTime)
 	return c
 }

@@ -61,17 +61,15 @@ func (r *rig) writePaged(page uint16, reg uint8, v uint16) {
 	r.wr(regPAGSR, 0)
 }
 
-func (r *rig) link() LinkState {
+// locked reads the model under the machine lock, as the tests do between runs.
+func locked[T any](r *rig, read func() T) T {
 	r.m.Lock()
 	defer r.m.Unlock()
-	return r.p.Link()
+	return read()
 }
 
-func (r *rig) irqLevel() bool {
-	r.m.Lock()
-	defer r.m.Unlock()
-	return r.irq.Level()
-}
+func (r *rig) link() LinkState { return locked(r, r.p.Link) }
+func (r *rig) irqLevel() bool  { return locked(r, r.irq.Level) }
 
 func (r *rig) now() emu.Time { return r.m.VirtualNow() }
 

@@ -1,6 +1,9 @@
 package phy
 
-import "mesonemu/reg"
+import (
+	"mesonemu/emu"
+	"mesonemu/reg"
+)
 
 // Link bring-up: autonegotiation, forced mode, link loss and the link-change
 // interrupt. All of it runs with the machine lock held.
@@ -34,14 +37,7 @@ func (p *RTL8211F) cancelPending() {
 // startAutoneg (re)starts negotiation: a link that is up breaks (IEEE 802.3
 // break_link_timer), and after AutonegTime the result is resolved. BMCR bit 9
 // stays set until then, as rtl8211f.md §7.5 describes.
-func (p *RTL8211F) startAutoneg() {
-	p.stopLink()
-	p.pending = p.m.After(p.cfg.AutonegTime, func() {
-		p.pending = nil
-		p.autonegDone()
-		p.notify()
-	})
-}
+func (p *RTL8211F) startAutoneg() { p.settleLink(p.cfg.AutonegTime, p.autonegDone) }
 
 // autonegDone resolves the highest common mode of the local ANAR/GBCR and the
 // partner (rtl8211f.md §7.5). Without a cable the attempt just ends: the
@@ -127,11 +123,14 @@ func (p *RTL8211F) localModes() Modes {
 // ForcedLinkTime, if the partner has that speed at all (it follows by parallel
 // detection). 1000BASE-T cannot run without AN (IEEE 802.3 40.5.1), and speed
 // bits 6 and 13 both set are reserved: neither links.
-func (p *RTL8211F) startForced() {
+func (p *RTL8211F) startForced() { p.settleLink(p.cfg.ForcedLinkTime, p.forcedDone) }
+
+// settleLink breaks the link and, after d, resolves it anew and tells the listener.
+func (p *RTL8211F) settleLink(d emu.Time, resolve func()) {
 	p.stopLink()
-	p.pending = p.m.After(p.cfg.ForcedLinkTime, func() {
+	p.pending = p.m.After(d, func() {
 		p.pending = nil
-		p.forcedDone()
+		resolve()
 		p.notify()
 	})
 }

@@ -4,16 +4,11 @@ import (
 	"fmt"
 
 	"mesonemu/emu"
-	"mesonemu/reg"
 )
 
 // Glue is the PRG_ETH0 / PRG_ETH1 block: the Ethernet glue between the DWMAC and the
 // RGMII pins. It is an emu.Device; TXClock and the delay functions read its bits.
-type Glue struct {
-	kind     Kind
-	regs     *reg.File
-	onChange func()
-}
+type Glue struct{ regDevice }
 
 var _ emu.Device = (*Glue)(nil)
 
@@ -25,34 +20,8 @@ func NewGlue(k Kind, onChange func()) (*Glue, error) {
 	if b == nil {
 		return nil, fmt.Errorf("PRG_ETH glue for %v: unknown SoC kind", k)
 	}
-	return &Glue{kind: k, regs: reg.NewFile(b), onChange: onChange}, nil
+	return &Glue{newRegDevice(k, "prg_eth0", b, onChange)}, nil
 }
-
-// Name is the block's name on the bus.
-func (g *Glue) Name() string { return "prg_eth0" }
-
-// RegName names a register for bus traces.
-func (g *Glue) RegName(off uint32) string { return g.regs.RegName(off) }
-
-// ReadReg is a guest load.
-func (g *Glue) ReadReg(off uint32) uint32 {
-	v, _ := g.regs.GuestRead(off)
-	return v
-}
-
-// WriteReg is a guest store with the table's access rules.
-func (g *Glue) WriteReg(off, v uint32) {
-	old, cur, ok := g.regs.GuestWrite(off, v)
-	if ok && old != cur && g.onChange != nil {
-		g.onChange()
-	}
-}
-
-// Regs is the register file (hardware view, for dumps and tests).
-func (g *Glue) Regs() *reg.File { return g.regs }
-
-// Kind is the chip this block belongs to.
-func (g *Glue) Kind() Kind { return g.kind }
 
 // PRGEth0 is the current PRG_ETH0 value.
 func (g *Glue) PRGEth0() uint32 { return g.regs.Get(PRGEth0Off) }

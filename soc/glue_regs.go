@@ -77,12 +77,4 @@ var (
 
 // GlueBlock is the PRG_ETH0/PRG_ETH1 register table of a chip (Meson8m2 shares
 // Meson8b's), nil for an invalid kind. The table is shared: read it, never modify it.
-func GlueBlock(k Kind) *reg.Block {
-	switch k {
-	case Meson8b, Meson8m2:
-		return &meson8bGlueBlock
-	case GXBB:
-		return &gxbbGlueBlock
-	}
-	return nil
-}
+func GlueBlock(k Kind) *reg.Block { return chipBlock(k, &meson8bGlueBlock, &gxbbGlueBlock) }

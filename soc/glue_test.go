@@ -1,6 +1,10 @@
 package soc
 
-import "testing"
+import (
+	"testing"
+
+	"mesonemu/emu"
+)
 
 func TestGlueResetDecode(t *testing.T) {
 	tests := []struct {
@@ -52,18 +56,27 @@ func TestGlueEveryBitNamed(t *testing.T) {
 	}
 }
 
-func TestGlueWrites(t *testing.T) {
+// TestGuestWrites: guest stores follow the tables' access kinds; holes and
+// undeclared registers ignore them and read 0.
+func TestGuestWrites(t *testing.T) {
 	g, _ := NewGlue(Meson8b, nil)
-	g.WriteReg(PRGEth0Off, 0xffffffff)
-	if got := g.ReadReg(PRGEth0Off); got != 0xffffffff {
-		t.Errorf("PRG_ETH0 is all RW: read %#x after writing all ones", got)
+	h, _ := NewHHI(Meson8b, nil)
+	tests := []struct {
+		name             string
+		dev              emu.Device
+		off, write, want uint32
+	}{
+		{"PRG_ETH0 is all RW", g, PRGEth0Off, 0xffffffff, 0xffffffff},
+		{"PRG_ETH1: calibration read-back RO, cfg_rxclk_dly stores", g, PRGEth1Off, 0xffffffff, 0x000f0000},
+		{"glue hole", g, 0x8, 0xffffffff, 0},
+		{"HHI_MPLL_CNTL: the lock bit is RO", h, HHIMPLLCntl, 0, 1 << 31},
+		{"HHI_MPLL_CNTL9: reserved bits stay 0", h, HHIMPLLCntl9, 0xffffffff, 0x01ffffff},
+		{"undeclared HHI register", h, 0x2a4, 0xffffffff, 0},
 	}
-	// PRG_ETH1: the calibration read-back is read-only, cfg_rxclk_dly stores.
-	g.WriteReg(PRGEth1Off, 0xffffffff)
-	if got := g.ReadReg(PRGEth1Off); got != 0x000f0000 {
-		t.Errorf("PRG_ETH1 after writing all ones = %#x, want 0x000f0000", got)
-	}
-	if got := g.ReadReg(0x8); got != 0 {
-		t.Errorf("hole reads %#x", got)
+	for _, tt := range tests {
+		tt.dev.WriteReg(tt.off, tt.write)
+		if got := tt.dev.ReadReg(tt.off); got != tt.want {
+			t.Errorf("%s: read %#x after writing %#x, want %#x", tt.name, got, tt.write, tt.want)
+		}
 	}
 }

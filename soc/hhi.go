@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"mesonemu/emu"
-	"mesonemu/reg"
 )
 
 // MPLL constants of drivers/clk/meson/clk-mpll.c, which describe the divider itself.
@@ -16,51 +15,21 @@ const (
 // HHI is the part of the HHI clock controller the Ethernet path depends on: the
 // fixed PLL, the MPLL pre-divider, the fclk_div2 gate and MPLL2. It is an
 // emu.Device; the rate methods are the hardware truth the glue block consumes.
-type HHI struct {
-	kind     Kind
-	regs     *reg.File
-	onChange func()
-}
+type HHI struct{ regDevice }
 
 var _ emu.Device = (*HHI)(nil)
 
-// NewHHI makes the HHI block of chip k at its boot-loader hand-over state.
-// onChange (may be nil) runs after every guest write that changed a stored bit,
-// with the machine lock held.
+// NewHHI makes the HHI block of chip k at its boot-loader hand-over state. HHI
+// registers this model does not declare read as 0 and ignore writes, as do
+// undeclared bits. onChange (may be nil) runs after every guest write that changed
+// a stored bit, with the machine lock held.
 func NewHHI(k Kind, onChange func()) (*HHI, error) {
 	b := HHIBlock(k)
 	if b == nil {
 		return nil, fmt.Errorf("HHI for %v: unknown SoC kind", k)
 	}
-	return &HHI{kind: k, regs: reg.NewFile(b), onChange: onChange}, nil
+	return &HHI{newRegDevice(k, "hhi", b, onChange)}, nil
 }
-
-// Name is the block's name on the bus.
-func (h *HHI) Name() string { return "hhi" }
-
-// RegName names a register for bus traces.
-func (h *HHI) RegName(off uint32) string { return h.regs.RegName(off) }
-
-// ReadReg is a guest load. HHI registers this model does not declare read as 0.
-func (h *HHI) ReadReg(off uint32) uint32 {
-	v, _ := h.regs.GuestRead(off)
-	return v
-}
-
-// WriteReg is a guest store with the table's access rules; undeclared registers and
-// bits ignore it.
-func (h *HHI) WriteReg(off, v uint32) {
-	old, cur, ok := h.regs.GuestWrite(off, v)
-	if ok && old != cur && h.onChange != nil {
-		h.onChange()
-	}
-}
-
-// Regs is the register file (hardware view, for dumps and tests).
-func (h *HHI) Regs() *reg.File { return h.regs }
-
-// Kind is the chip this block belongs to.
-func (h *HHI) Kind() Kind { return h.kind }
 
 // FixedPLLHz is xtal x (m + frac/4096) / n >> od. A pre-divider of 0 stops the PLL
 // (0 Hz) instead of dividing by zero.

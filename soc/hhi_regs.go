@@ -69,12 +69,16 @@ var (
 
 // HHIBlock is the HHI register table of a chip (Meson8m2 shares Meson8b's), nil for
 // an invalid kind. The table is shared: read it, never modify it.
-func HHIBlock(k Kind) *reg.Block {
+func HHIBlock(k Kind) *reg.Block { return chipBlock(k, &meson8bHHIBlock, &gxbbHHIBlock) }
+
+// chipBlock is the table of chip k among one block's two layouts: the Meson8b's
+// (which the Meson8m2 shares) and the GXBB's; nil for an invalid kind.
+func chipBlock(k Kind, meson8b, gxbb *reg.Block) *reg.Block {
 	switch k {
 	case Meson8b, Meson8m2:
-		return &meson8bHHIBlock
+		return meson8b
 	case GXBB:
-		return &gxbbHHIBlock
+		return gxbb
 	}
 	return nil
 }

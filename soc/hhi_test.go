@@ -105,22 +105,6 @@ func TestHHIRatesFromRegisters(t *testing.T) {
 	}
 }
 
-func TestHHIReadOnlyLockBit(t *testing.T) {
-	h, _ := NewHHI(Meson8b, nil)
-	h.WriteReg(HHIMPLLCntl, 0) // tries to clear lock
-	if got := h.ReadReg(HHIMPLLCntl); got != 1<<31 {
-		t.Errorf("HHI_MPLL_CNTL after writing 0 = %#x, want lock bit only (0x80000000)", got)
-	}
-	// Undeclared bits (reserved) cannot be set either.
-	h.WriteReg(HHIMPLLCntl9, 0xffffffff)
-	if got := h.ReadReg(HHIMPLLCntl9); got != 0x01ffffff {
-		t.Errorf("HHI_MPLL_CNTL9 after writing all ones = %#x, want 0x01ffffff", got)
-	}
-	if got := h.ReadReg(0x2a4); got != 0 {
-		t.Errorf("undeclared HHI register reads %#x, want 0", got)
-	}
-}
-
 func TestBlocksValidate(t *testing.T) {
 	for _, k := range []Kind{Meson8b, Meson8m2, GXBB} {
 		for _, b := range []interface{ Validate() error }{HHIBlock(k), GlueBlock(k)} {

@@ -7,6 +7,46 @@ import (
 	"mesonemu/reg"
 )
 
+// regDevice is a block of a chip whose guest accesses are its register table's
+// (reg.File's access rules), and that tells its owner when a write changed a
+// stored bit: the HHI and the glue.
+type regDevice struct {
+	kind     Kind
+	name     string
+	regs     *reg.File
+	onChange func()
+}
+
+func newRegDevice(k Kind, name string, b *reg.Block, onChange func()) regDevice {
+	return regDevice{kind: k, name: name, regs: reg.NewFile(b), onChange: onChange}
+}
+
+// Name is the block's name on the bus.
+func (d *regDevice) Name() string { return d.name }
+
+// RegName names a register for bus traces.
+func (d *regDevice) RegName(off uint32) string { return d.regs.RegName(off) }
+
+// ReadReg is a guest load.
+func (d *regDevice) ReadReg(off uint32) uint32 {
+	v, _ := d.regs.GuestRead(off)
+	return v
+}
+
+// WriteReg is a guest store with the table's access rules.
+func (d *regDevice) WriteReg(off, v uint32) {
+	old, cur, ok := d.regs.GuestWrite(off, v)
+	if ok && old != cur && d.onChange != nil {
+		d.onChange()
+	}
+}
+
+// Regs is the register file (hardware view, for dumps and tests).
+func (d *regDevice) Regs() *reg.File { return d.regs }
+
+// Kind is the chip this block belongs to.
+func (d *regDevice) Kind() Kind { return d.kind }
+
 // RegValue is one register with its absolute address and current value.
 type RegValue struct {
 	Device string // bus name of the block: "hhi" or "prg_eth0"

@@ -17,10 +17,7 @@ type txBench struct {
 }
 
 func newTxBench(tb testing.TB) *txBench {
-	r := newRig(tb, Config{})
-	tx := newRing(r, txRingAt, 256, txBufAt, 2048, false)
-	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
+	r, tx := newTxRig(tb, 256, linuxCfg1000)
 	r.w(offIntEnable, 0) // the line stays low: measure the engine, not IRQ delivery
 	b := &txBench{r: r, tx: tx}
 	r.mac.SetTransmitter(func(f []byte) { b.sent++ })

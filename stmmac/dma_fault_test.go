@@ -170,10 +170,7 @@ func TestFaultZeroLengthBuffers(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				r := newRig(t, Config{})
-				tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-				tx.initTx()
-				r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
+				r, tx := newTxRig(t, 4, linuxCfg1000)
 				r.w(offStatus, w1cAll)
 				r.writeRAM(txBufAt, payload)
 				for i, d := range tt.descs {
@@ -354,10 +351,7 @@ func TestFaultOversizedRxFrames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRig(t, Config{})
-			tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-			tx.initTx()
-			rx := newRing(r, rxRingAt, 8, rxBufAt, 2044, true)
+			r, _, rx := newRings(t, 8, 2044, true)
 			rx.initRx(false)
 			r.bringUp(txRingAt, rxRingAt, tt.macCfg)
 			if tt.want == Delivered {
@@ -486,10 +480,7 @@ func TestFaultAddressesOutsideRAM(t *testing.T) {
 // the bases while the engines run (ignored: the databook allows it only while
 // stopped), and polls a stopped engine.
 func TestFaultNonsensicalRegisterOrder(t *testing.T) {
-	r := newRig(t, Config{})
-	tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-	tx.initTx()
-	rx := newRing(r, rxRingAt, 4, rxBufAt, 1536, false)
+	r, tx, rx := newRings(t, 4, 1536, false)
 	rx.initRx(false)
 	r.w(offBusMode, busSWR.Mask())
 	r.m.Advance(emu.Microsecond)
@@ -550,10 +541,7 @@ func TestFaultNonsensicalRegisterOrder(t *testing.T) {
 // TestFaultFlushHeldFrame: FTF while a complete frame waits for TE: the frame is
 // flushed (TDES0 FF|ES), the engine goes on, and the next frame leaves once TE is set.
 func TestFaultFlushHeldFrame(t *testing.T) {
-	r := newRig(t, Config{})
-	tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000&^cfgTE.Mask())
+	r, tx := newTxRig(t, 4, linuxCfg1000&^cfgTE.Mask())
 	tx.queueTx(0, testFrame(200, peerMAC, 1), true)
 	tx.queueTx(1, testFrame(300, peerMAC, 2), true)
 	r.w(offTxPoll, 1)
@@ -583,10 +571,7 @@ func TestFaultFlushHeldFrame(t *testing.T) {
 // during the reset does not extend it, the frame's descriptor keeps OWN, and after
 // the driver sets the MAC up again both channels work, the lost frame going first.
 func TestFaultSoftwareResetMidTransfer(t *testing.T) {
-	r := newRig(t, Config{})
-	tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-	tx.initTx()
-	rx := newRing(r, rxRingAt, 4, rxBufAt, 1536, false)
+	r, tx, rx := newRings(t, 4, 1536, false)
 	rx.initRx(true) // DIC: completion waits for the RX watchdog
 	r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
 	r.w(offRIWT, 0xff)

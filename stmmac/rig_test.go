@@ -99,34 +99,19 @@ func (r *rig) readRAM(addr uint32, n int) []byte {
 	return p
 }
 
-func (r *rig) irqLevel() bool {
+// locked reads the model under the machine lock, as the tests do between runs.
+func locked[T any](r *rig, read func() T) T {
 	r.m.Lock()
 	defer r.m.Unlock()
-	return r.irq.Level()
+	return read()
 }
 
-func (r *rig) counters() Counters {
-	r.m.Lock()
-	defer r.m.Unlock()
-	return r.mac.Counters()
-}
-
-func (r *rig) txState() ProcessState {
-	r.m.Lock()
-	defer r.m.Unlock()
-	return r.mac.TxState()
-}
-
-func (r *rig) rxState() ProcessState {
-	r.m.Lock()
-	defer r.m.Unlock()
-	return r.mac.RxState()
-}
-
+func (r *rig) irqLevel() bool        { return locked(r, r.irq.Level) }
+func (r *rig) counters() Counters    { return locked(r, r.mac.Counters) }
+func (r *rig) txState() ProcessState { return locked(r, r.mac.TxState) }
+func (r *rig) rxState() ProcessState { return locked(r, r.mac.RxState) }
 func (r *rig) receive(frame []byte) RxOutcome {
-	r.m.Lock()
-	defer r.m.Unlock()
-	return r.mac.Receive(frame)
+	return locked(r, func() RxOutcome { return r.mac.Receive(frame) })
 }
 
 // bringUp does what stmmac_hw_setup does for the parts a test needs: reset, bus mode,
@@ -166,6 +151,27 @@ type ring struct {
 	bufBase uint32
 	bufSize int
 	chain   bool
+}
+
+// newTxRig is a rig brought up with MAC configuration macCfg and a TX ring of n
+// 2048-byte buffers to queue frames on.
+func newTxRig(t testing.TB, n int, macCfg uint32) (*rig, *ring) {
+	t.Helper()
+	r := newRig(t, Config{})
+	tx := newRing(r, txRingAt, n, txBufAt, 2048, false)
+	tx.initTx()
+	r.bringUp(txRingAt, rxRingAt, macCfg)
+	return r, tx
+}
+
+// newRings is a rig with a 4-entry TX ring of 2048-byte buffers, initialised, and
+// an RX ring of n bufSize-byte buffers for the caller to set up; not brought up.
+func newRings(t testing.TB, n, bufSize int, chain bool) (r *rig, tx, rx *ring) {
+	t.Helper()
+	r = newRig(t, Config{})
+	tx = newRing(r, txRingAt, 4, txBufAt, 2048, false)
+	tx.initTx()
+	return r, tx, newRing(r, rxRingAt, n, rxBufAt, bufSize, chain)
 }
 
 func newRing(r *rig, base uint32, n int, bufBase uint32, bufSize int, chain bool) *ring {

@@ -37,68 +37,14 @@ func (c *MAC) receive(frame []byte) RxOutcome {
 		return DroppedDisabled
 	}
 	op := c.dmaRegs.Get(offOpMode)
-
-	// The receive watchdog cuts frames off; nothing past it is looked at.
-	cut := false
-	data := frame
-	if limit := c.rxWatchdogLimit(cfg); len(data) > limit {
-		data, cut = data[:limit], true
-	}
-	n := len(data)
-	c.mmcAdd(mmcRxFrameCountGB, 1)
-	c.mmcAdd(mmcRxOctetCountGB, uint32(n))
-	if n < minHeaderAndFCS {
-		c.mmcAdd(mmcRxRunError, 1)
-		return DroppedLength
-	}
-	crcOK := !cut && ether.CheckFCS(data)
-	if !crcOK && !cut {
-		c.mmcAdd(mmcRxCRCError, 1)
-		c.counters.RxCRCErrors++
-	}
-	typ, _, vlan, _ := etherType(data)
-	giant := !cut && n > c.giantLimit(cfg, vlan)
-	if cut {
-		c.mmcAdd(mmcRxWatchdogError, 1)
-	}
-	if n >= minRxFrame {
-		c.mmcSizeBucket(mmcRx64OctetsGB, n)
-	}
-	switch {
-	case n < minRxFrame && !crcOK:
-		// Runts (collision fragments) are never forwarded.
-		c.mmcAdd(mmcRxRunError, 1)
-		return DroppedLength
-	case n < minRxFrame:
-		c.mmcAdd(mmcRxUndersizeG, 1)
-		if op&opFUF.Mask() == 0 {
-			return DroppedLength
-		}
-	case giant && crcOK:
-		c.mmcAdd(mmcRxOversizeG, 1)
-	case giant:
-		c.mmcAdd(mmcRxJabberError, 1)
-	}
-	good := crcOK && !giant
-	if good {
-		c.mmcCountRxGood(data, vlan, typ)
-	}
-	if op&opRSF.Mask() != 0 && n > c.cfg.RxFIFOBytes {
-		// Store and forward cannot hold a frame larger than the FIFO.
-		c.mmcAdd(mmcRxFIFOOverflow, 1)
-		c.countOverflowMiss()
-		return DroppedLength
-	}
-	if !good && op&opFEF.Mask() == 0 && (op&opRSF.Mask() != 0 || n <= rxThresholds[opRTC.Get(op)]) {
-		if !crcOK && !cut {
-			return DroppedCRC
-		}
-		return DroppedLength
+	f, drop, ok := c.rxCheck(frame, cfg, op)
+	if !ok {
+		return drop
 	}
 
-	pass, daFail := c.addressFilter(data)
-	if typ == etherTypeControl {
-		pass = c.controlFrameFilter(data, pass)
+	pass, daFail := c.addressFilter(f.data)
+	if f.typ == etherTypeControl {
+		pass = c.controlFrameFilter(f.data, pass)
 	}
 	if !pass {
 		return DroppedFiltered
@@ -108,10 +54,10 @@ func (c *MAC) receive(frame []byte) RxOutcome {
 		return DroppedDisabled
 	}
 
-	status := c.rxStatus(data, cfg, typ, vlan, crcOK, giant, cut, daFail)
-	deliver := data
-	if !cut {
-		deliver = c.rxStrip(data, cfg, typ)
+	status := c.rxStatus(f, cfg, daFail)
+	deliver := f.data
+	if !f.cut {
+		deliver = c.rxStrip(f.data, cfg, f.typ)
 	}
 	o := c.rxDeliver(deliver, status)
 	if o == Delivered {
@@ -121,6 +67,80 @@ func (c *MAC) receive(frame []byte) RxOutcome {
 		}
 	}
 	return o
+}
+
+// rxFrame is a received frame as the MAC's checks found it.
+type rxFrame struct {
+	data  []byte // as far as the receive watchdog let it in
+	typ   uint16 // EtherType or 802.3 length
+	vlan  bool
+	crcOK bool
+	giant bool
+	cut   bool // cut off by the receive watchdog
+}
+
+// rxCheck applies the receive watchdog and the length, CRC and FIFO checks, counting
+// the frame in the MMC. It reports whether the frame goes on to the address filter,
+// and the outcome if not.
+func (c *MAC) rxCheck(frame []byte, cfg, op uint32) (rxFrame, RxOutcome, bool) {
+	// The receive watchdog cuts frames off; nothing past it is looked at.
+	f := rxFrame{data: frame}
+	if limit := c.rxWatchdogLimit(cfg); len(f.data) > limit {
+		f.data, f.cut = f.data[:limit], true
+	}
+	data, cut := f.data, f.cut
+	n := len(data)
+	c.mmcAdd(mmcRxFrameCountGB, 1)
+	c.mmcAdd(mmcRxOctetCountGB, uint32(n))
+	if n < minHeaderAndFCS {
+		c.mmcAdd(mmcRxRunError, 1)
+		return f, DroppedLength, false
+	}
+	f.crcOK = !cut && ether.CheckFCS(data)
+	if !f.crcOK && !cut {
+		c.mmcAdd(mmcRxCRCError, 1)
+		c.counters.RxCRCErrors++
+	}
+	f.typ, _, f.vlan, _ = etherType(data)
+	f.giant = !cut && n > c.giantLimit(cfg, f.vlan)
+	if cut {
+		c.mmcAdd(mmcRxWatchdogError, 1)
+	}
+	if n >= minRxFrame {
+		c.mmcSizeBucket(mmcRx64OctetsGB, n)
+	}
+	switch {
+	case n < minRxFrame && !f.crcOK:
+		// Runts (collision fragments) are never forwarded.
+		c.mmcAdd(mmcRxRunError, 1)
+		return f, DroppedLength, false
+	case n < minRxFrame:
+		c.mmcAdd(mmcRxUndersizeG, 1)
+		if op&opFUF.Mask() == 0 {
+			return f, DroppedLength, false
+		}
+	case f.giant && f.crcOK:
+		c.mmcAdd(mmcRxOversizeG, 1)
+	case f.giant:
+		c.mmcAdd(mmcRxJabberError, 1)
+	}
+	good := f.crcOK && !f.giant
+	if good {
+		c.mmcCountRxGood(data, f.vlan, f.typ)
+	}
+	if op&opRSF.Mask() != 0 && n > c.cfg.RxFIFOBytes {
+		// Store and forward cannot hold a frame larger than the FIFO.
+		c.mmcAdd(mmcRxFIFOOverflow, 1)
+		c.countOverflowMiss()
+		return f, DroppedLength, false
+	}
+	if !good && op&opFEF.Mask() == 0 && (op&opRSF.Mask() != 0 || n <= rxThresholds[opRTC.Get(op)]) {
+		if !f.crcOK && !cut {
+			return f, DroppedCRC, false
+		}
+		return f, DroppedLength, false
+	}
+	return f, 0, true
 }
 
 // rxWatchdogLimit is the longest frame the receiver takes: 2048 bytes (10240 with JE),
@@ -152,7 +172,8 @@ func (c *MAC) giantLimit(cfg uint32, vlan bool) int {
 }
 
 // rxStatus composes RDES0 without OWN, FS, LS and FL.
-func (c *MAC) rxStatus(data []byte, cfg uint32, typ uint16, vlan, crcOK, giant, cut, daFail bool) uint32 {
+func (c *MAC) rxStatus(f rxFrame, cfg uint32, daFail bool) uint32 {
+	data, typ, vlan, crcOK, giant, cut := f.data, f.typ, f.vlan, f.crcOK, f.giant, f.cut
 	var st uint32
 	if !crcOK && !cut {
 		st |= rdes0CRC | rdes0ES

@@ -10,10 +10,7 @@ import (
 
 func rxRig(t *testing.T, n, bufSize int, chain, dic bool) (*rig, *ring) {
 	t.Helper()
-	r := newRig(t, Config{})
-	tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-	tx.initTx()
-	rx := newRing(r, rxRingAt, n, rxBufAt, bufSize, chain)
+	r, _, rx := newRings(t, n, bufSize, chain)
 	rx.initRx(dic)
 	r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
 	return r, rx
@@ -278,10 +275,7 @@ func TestRxBusErrorTxKeepsServing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRig(t, Config{})
-			tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-			tx.initTx()
-			rx := newRing(r, rxRingAt, 1, rxBufAt, 1536, false)
+			r, tx, rx := newRings(t, 1, 1536, false)
 			tt.setup(rx)
 			r.bringUp(txRingAt, tt.base, linuxCfg1000)
 			if o := r.receive(withFCS(testFrame(100, ourMAC, 1))); o != DroppedBusError {

@@ -30,10 +30,7 @@ func TestTxOneFrameWireTiming(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRig(t, Config{})
-			tx := newRing(r, txRingAt, 8, txBufAt, 2048, false)
-			tx.initTx()
-			r.bringUp(txRingAt, rxRingAt, tt.macCfg)
+			r, tx := newTxRig(t, 8, tt.macCfg)
 			frame := testFrame(tt.n, peerMAC, 3)
 			tx.queueTx(0, frame, true)
 			t0 := r.m.VirtualNow()
@@ -58,10 +55,7 @@ func TestTxOneFrameWireTiming(t *testing.T) {
 }
 
 func TestTxBackToBackSpacing(t *testing.T) {
-	r := newRig(t, Config{})
-	tx := newRing(r, txRingAt, 8, txBufAt, 2048, false)
-	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
+	r, tx := newTxRig(t, 8, linuxCfg1000)
 	const frames = 12 // wraps the 8-entry ring
 	for i := range 6 {
 		tx.queueTx(i, testFrame(1514, peerMAC, byte(i)), false)
@@ -117,10 +111,7 @@ func TestTxCRCAndPadControl(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRig(t, Config{})
-			tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-			tx.initTx()
-			r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
+			r, tx := newTxRig(t, 4, linuxCfg1000)
 			f := testFrame(tt.n, peerMAC, 9)
 			r.writeRAM(tx.buf(0), f)
 			tx.set(0, descOWN, tdes1FS|tdes1LS|tt.ctrl|uint32(tt.n), tx.buf(0), 0)
@@ -148,10 +139,7 @@ func TestTxCRCAndPadControl(t *testing.T) {
 }
 
 func TestTxWriteBackAndTIOnlyWithIC(t *testing.T) {
-	r := newRig(t, Config{})
-	tx := newRing(r, txRingAt, 8, txBufAt, 2048, false)
-	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
+	r, tx := newTxRig(t, 8, linuxCfg1000)
 
 	// Frame A without IC, with garbage status bits the hardware must overwrite.
 	tx.queueTx(0, testFrame(100, peerMAC, 1), false)
@@ -202,10 +190,7 @@ func TestTxWriteBackAndTIOnlyWithIC(t *testing.T) {
 }
 
 func TestTxUnavailableOnEmptyRing(t *testing.T) {
-	r := newRig(t, Config{})
-	tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
+	r, tx := newTxRig(t, 4, linuxCfg1000)
 	st := r.rd(offStatus)
 	if st&stTU.Mask() == 0 || stTS.Get(st) != tsSuspended {
 		t.Fatalf("status %#x: want TU and TS = suspended", st)
@@ -230,10 +215,7 @@ func TestTxUnavailableOnEmptyRing(t *testing.T) {
 }
 
 func TestTxWaitsForTE(t *testing.T) {
-	r := newRig(t, Config{})
-	tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000&^cfgTE.Mask())
+	r, tx := newTxRig(t, 4, linuxCfg1000&^cfgTE.Mask())
 	tx.queueTx(0, testFrame(1514, peerMAC, 0), true)
 	r.w(offTxPoll, 1)
 	r.m.Advance(emu.Millisecond)
@@ -376,10 +358,7 @@ func udpFrame(dst [6]byte, n int) []byte {
 }
 
 func TestTxChecksumInsertion(t *testing.T) {
-	r := newRig(t, Config{})
-	tx := newRing(r, txRingAt, 4, txBufAt, 2048, false)
-	tx.initTx()
-	r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
+	r, tx := newTxRig(t, 4, linuxCfg1000)
 	f := udpFrame(peerMAC, 333)
 	r.writeRAM(tx.buf(0), f)
 	tx.set(0, descOWN, tdes1FS|tdes1LS|3<<tdes1CICShift|uint32(len(f)), tx.buf(0), 0)

@@ -1,7 +1,6 @@
 package tap
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/netip"
@@ -77,19 +76,13 @@ func cpuSeconds() float64 {
 // startServer runs Debian's iperf3 -s -1 -J in the namespace; wait returns
 // what it received, in bits per second.
 func startServer(b *testing.B, ctx context.Context, ns *netns) (wait func() float64) {
-	srv := ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP)
-	var out bytes.Buffer
-	srv.Stdout = &out
-	if err := srv.Start(); err != nil {
-		b.Fatal(err)
-	}
-	ns.waitListening(ctx, 5201)
+	srv := ns.startHostServer(ctx)
 	return func() float64 {
-		if err := srv.Wait(); err != nil {
+		if err := srv.wait(); err != nil {
 			b.Fatalf("Debian iperf3 server: %v", err)
 		}
 		var r iperfJSON
-		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		if err := json.Unmarshal(srv.out.Bytes(), &r); err != nil {
 			b.Fatalf("server JSON: %v", err)
 		}
 		return r.End.SumReceived.BitsPerSecond

@@ -134,28 +134,19 @@ func TestBoardClientToHostServer(t *testing.T) {
 		{"pre-fix 4 ns", preFixBoard, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNetns(t)
-			ns.addPersistentTAP(tapName)
-			ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-			defer cancel()
-			srv := ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP)
-			var sout, serr bytes.Buffer
-			srv.Stdout, srv.Stderr = &sout, &serr
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			ns.waitListening(ctx, 5201)
+			ns, ctx := tapNetns(t, 25*time.Second)
+			srv := ns.startHostServer(ctx)
 			r := runBoard(ctx, ns, tc.so, "", []string{"-c", hostIP, "-t", "5", "-J"}, nil)
-			werr := srv.Wait()
+			werr := srv.wait()
 			r.check(t)
 			if werr != nil {
-				t.Fatalf("Debian iperf3 server: %v\n%s", werr, serr.String())
+				t.Fatalf("Debian iperf3 server: %v\n%s", werr, srv.stderr.String())
 			}
 			if !ns.exists(tapName) {
 				t.Errorf("persistent TAP %s vanished when Run closed it", tapName)
 			}
 			b := parseIperf(t, "board", r.stdout.Bytes())
-			s := parseIperf(t, "server", sout.Bytes())
+			s := parseIperf(t, "server", srv.out.Bytes())
 			retr := b.retransmits(t, "board")
 			lost := r.c.lostToHost()
 			t.Logf("board sent %d B at %s, %d retransmits; server received %d B at %s (board's report: %d B); "+

@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -92,6 +93,37 @@ func (ns *netns) configure(name string) {
 	ns.ip("addr", "add", hostIP+"/24", "dev", name)
 	ns.ip("link", "set", name, "up")
 }
+
+// tapNetns is a test's namespace with the persistent TAP, and the test's time
+// bound d.
+func tapNetns(t testing.TB, d time.Duration) (*netns, context.Context) {
+	ns := newNetns(t)
+	ns.addPersistentTAP(tapName)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ns, ctx
+}
+
+// hostServer is Debian's iperf3 -s -1 -J, bound to hostIP in the namespace.
+type hostServer struct {
+	cmd         *exec.Cmd
+	out, stderr bytes.Buffer
+}
+
+// startHostServer starts Debian's iperf3 server and returns once it listens.
+func (ns *netns) startHostServer(ctx context.Context) *hostServer {
+	ns.t.Helper()
+	s := &hostServer{cmd: ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP)}
+	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.stderr
+	if err := s.cmd.Start(); err != nil {
+		ns.t.Fatal(err)
+	}
+	ns.waitListening(ctx, 5201)
+	return s
+}
+
+// wait waits for the server's one test to end.
+func (s *hostServer) wait() error { return s.cmd.Wait() }
 
 // exec runs a command inside the namespace, bounded by timeout.
 func (ns *netns) exec(ctx context.Context, timeout time.Duration, name string, args ...string) *exec.Cmd {

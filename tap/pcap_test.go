@@ -2,7 +2,6 @@ package tap
 
 import (
 	"bytes"
-	"context"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,10 +14,7 @@ import (
 // the emulator's receivers dropped for a bad FCS.
 func TestPcapBadFCSMatchesTshark(t *testing.T) {
 	need(t, "iperf3", "ss", "tshark")
-	ns := newNetns(t)
-	ns.addPersistentTAP(tapName)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ns, ctx := tapNetns(t, 20*time.Second)
 	srv := ns.exec(ctx, 15*time.Second, "iperf3", "-s", "-1", "-B", hostIP)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

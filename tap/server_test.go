@@ -32,10 +32,7 @@ func TestHostClientToBoardServer(t *testing.T) {
 		{"pre-fix, board receives", preFixBoard, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNetns(t)
-			ns.addPersistentTAP(tapName)
-			ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-			defer cancel()
+			ns, ctx := tapNetns(t, 25*time.Second)
 			args := []string{"-c", boardIP, "-t", "5", "-J"}
 			if tc.reverse {
 				args = append(args, "-R")
@@ -99,10 +96,7 @@ func TestHostClientToBoardServer(t *testing.T) {
 // first test completes.
 func TestSecondClientRefused(t *testing.T) {
 	need(t, "iperf3", "ss")
-	ns := newNetns(t)
-	ns.addPersistentTAP(tapName)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ns, ctx := tapNetns(t, 20*time.Second)
 	var firstOut syncBuffer
 	var secondOut bytes.Buffer
 	var firstErr, secondErr error

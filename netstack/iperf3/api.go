@@ -46,15 +46,25 @@ func LocalPort(ctx context.Context) (int, bool) {
 	return p, ok && p > 0
 }
 
-// HostDial dials with the host's TCP stack, binding LocalPort(ctx) if set.
+// HostDial dials with the host's TCP stack, binding LocalPort(ctx) if set
+// and setting DialOptions(ctx) before the connect.
 func HostDial(ctx context.Context, addr string) (net.Conn, error) {
+	return hostDial(ctx, "tcp", func(p int) net.Addr { return &net.TCPAddr{Port: p} }, "dial ", addr)
+}
+
+// hostDial dials network with the host's stack, from local(LocalPort(ctx))
+// if a port is set; errors start with prefix.
+func hostDial(ctx context.Context, network string, local func(port int) net.Addr, prefix, addr string) (net.Conn, error) {
 	var d net.Dialer
-	if p, ok := LocalPort(ctx); ok {
-		d.LocalAddr = &net.TCPAddr{Port: p}
+	if network == "tcp" {
+		d.Control = dialControl(ctx) // -M, -w, -N before the SYN
 	}
-	c, err := d.DialContext(ctx, "tcp", addr)
+	if p, ok := LocalPort(ctx); ok {
+		d.LocalAddr = local(p)
+	}
+	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
+		return nil, fmt.Errorf("%s%s: %w", prefix, addr, err)
 	}
 	return c, nil
 }

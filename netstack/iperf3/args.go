@@ -185,6 +185,16 @@ var options = []option{
 		c.Client.CongestionAlg = v
 		return nil
 	}},
+	{'S', "tos", true, ModeClient, func(c *Config, v string) error {
+		tos, err := parseTOS(v)
+		c.Client.TOS = tos
+		return err
+	}},
+	{0, "dscp", true, ModeClient, func(c *Config, v string) error {
+		tos, err := parseDSCP(v)
+		c.Client.TOS = tos
+		return err
+	}},
 	{0, "rcv-timeout", true, 0, func(c *Config, v string) error {
 		ms, err := strconv.Atoi(v)
 		if err != nil || ms < minRcvTimeoutMs || ms > maxRcvTimeoutMs {
@@ -218,6 +228,14 @@ var options = []option{
 	}},
 	{'6', "version6", false, 0, func(c *Config, _ string) error {
 		c.Client.Family, c.Server.Family = Family6, Family6
+		return nil
+	}},
+	{0, "timestamps", true, 0, func(c *Config, v string) error {
+		if err := checkTimestampFormat(v); err != nil {
+			return err
+		}
+		c.Client.Stamps = LineStamps{On: true, Format: v}
+		c.Server.Stamps = c.Client.Stamps
 		return nil
 	}},
 	{'F', "file", true, ModeClient, func(c *Config, v string) error {
@@ -262,6 +280,11 @@ var options = []option{
 	}},
 }
 
+// optionalValue are the long options whose value is optional (getopt's
+// optional_argument: only "--name=VALUE" gives one), with the value they
+// take without one.
+var optionalValue = map[string]string{"timestamps": DefaultTimestampFormat}
+
 // 3.12 words a few parameter errors with strerror appended, which is empty
 // there: "...: " and a blank line.
 const errnoSuffix = ": \n"
@@ -291,10 +314,7 @@ var refusedOptions = []struct {
 	{'h', "help", false, "see iperf3 3.12's --help; mesonemu's iperf3 takes its common options"},
 	{'B', "bind", true, "each emulated host has one address"},
 	{0, "bind-dev", true, "each emulated host has one interface"},
-	{'S', "tos", true, "IP TOS is not carried by the emulated stacks' sockets"},
-	{0, "dscp", true, "IP TOS is not carried by the emulated stacks' sockets"},
 	{'L', "flowlabel", true, "the emulated stacks' sockets do not set IPv6 flow labels"},
-	{0, "timestamps", false, "line timestamps would be wall time; the run is in virtual time"},
 	{'A', "affinity", true, "the emulated board has one core"},
 	{0, "sctp", false, "the emulated stacks have no SCTP"},
 	{0, "nstreams", true, "the emulated stacks have no SCTP"},
@@ -530,7 +550,9 @@ func tokenize(args []string) ([]use, error) {
 				unknown = append(unknown, "--"+name)
 				continue
 			}
-			if opt.takes && !hasVal {
+			if def, optional := optionalValue[name]; optional && !hasVal {
+				val = def
+			} else if opt.takes && !hasVal {
 				if i+1 >= len(args) {
 					return nil, fmt.Errorf("option --%s requires an argument", name)
 				}

@@ -42,6 +42,13 @@ func TestParseArgs(t *testing.T) {
 		{"-c h -P 0", nil, "number of parallel streams too large (maximum = 128)"},
 		{"-c h -p 70000", nil, `-p: bad port number "70000"`},
 		{"-c h --json=1", nil, "option --json takes no argument"},
+		// --timestamps[=FORMAT]: "=" is required for a format (getopt's
+		// optional_argument), the default is 3.12's "%c ", both roles take it.
+		{"-c h --timestamps", func(c Config) bool { return c.Client.Stamps == LineStamps{On: true, Format: "%c "} }, ""},
+		{"-s --timestamps=%T|", func(c Config) bool { return c.Server.Stamps == LineStamps{On: true, Format: "%T|"} }, ""},
+		{"-c h --timestamps=", func(c Config) bool { return c.Client.Stamps == LineStamps{On: true} }, ""},
+		{"-c h --timestamps %T", nil, `unexpected argument "%T"`},
+		{"-c h --timestamps=" + strings.Repeat("%Y", 25), nil, "--timestamps: format expands to 100 bytes, more than 3.12's 99"},
 	}
 	for _, tc := range tests {
 		cfg, err := ParseArgs(strings.Fields(tc.args))

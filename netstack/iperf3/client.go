@@ -42,6 +42,7 @@ type ClientOptions struct {
 	Window          int           // -w: SO_SNDBUF and SO_RCVBUF of the data sockets, both ends
 	MSS             int           // -M: TCP_MAXSEG
 	NoDelay         bool          // -N: TCP_NODELAY
+	TOS             int           // -S, --dscp: IP_TOS of the data sockets, both ends
 	CongestionAlg   string        // -C: the data streams' congestion control
 	Title           string        // -T: prefix of every output line, JSON "title"
 	Verbose         bool          // -V: 3.12's extra lines (text output only)
@@ -51,6 +52,7 @@ type ClientOptions struct {
 	ConnectTimeout  time.Duration // --connect-timeout: the control connection's dial
 	Repeating       bool          // --repeating-payload: "0123456789..." instead of random bytes
 	ZeroCopy        bool          // -Z: 3.12's sendfile path, which sends zeros
+	Stamps          LineStamps    // --timestamps: the text lines' time prefix
 
 	Dial        DialFunc       // default HostDial
 	DialUDP     DialFunc       // UDP streams; default: the control connection's stack (UDPSockets) or the host's
@@ -107,6 +109,9 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 	}
 	if o.MSS < 0 || o.MSS > maxMSS {
 		return o, fail(CodeMSS, nil)
+	}
+	if o.TOS < 0 || o.TOS > maxTOS {
+		return o, fail(CodeBadTOS, nil)
 	}
 	var err error
 	if o.Interval, err = reportInterval(o.Interval, o.NoIntervals); err != nil {
@@ -247,7 +252,7 @@ func newClient(o ClientOptions) *client {
 	c.testRuntime = newRuntime(o.Sched, o.Clock, c.inbox.Post)
 	var out *printer
 	if !o.JSON {
-		out = &printer{w: o.Output, title: o.Title}
+		out = &printer{w: o.Output, title: o.Title, stamp: newLineStamper(o.Stamps, o.Clock)}
 	}
 	c.s = &session{
 		role: 'c', clock: o.Clock, out: out,
@@ -256,7 +261,7 @@ func newClient(o ClientOptions) *client {
 			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, BlockCount: o.Blocks, Parallel: o.Parallel,
 			Reverse: o.Reverse, Bidir: o.Bidir, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
 			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
-			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, Congestion: o.CongestionAlg, Title: o.Title, ExtraData: o.ExtraData, SndTimeout: o.SndTimeout,
+			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, TOS: o.TOS, Congestion: o.CongestionAlg, Title: o.Title, ExtraData: o.ExtraData, SndTimeout: o.SndTimeout,
 			Repeating: o.Repeating, ZeroCopy: o.ZeroCopy,
 		},
 		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
@@ -339,7 +344,7 @@ func (c *client) run(ctx context.Context) error {
 	}
 	s.verboseIntro(o.SystemInfo)
 	if s.verbose {
-		s.out.printf("Control connection MSS %d\n", mss)
+		s.out.plain("Control connection MSS %d\n", mss) // a bare printf in 3.12
 	}
 	s.res.Start.Timestamp = timestamp(o.Clock.Now())
 	s.res.Start.ConnectingTo = &Endpoint{Host: o.Host, Port: o.Port}
@@ -369,61 +374,38 @@ func (c *client) run(ctx context.Context) error {
 }
 
 func (c *client) loop(ctx context.Context) error {
-	for {
-		switch m := c.inbox.Recv().(type) {
-		case ctxDone:
-			return c.terminate(ctx.Err())
-		case idleFired:
-			return fail(CodeNoMsg, errIdle)
-		case readResult:
-			done, err := c.onControl(ctx, m)
-			if err != nil || done {
-				return err
-			}
-		case timersDue:
-			if err := c.onTimers(); err != nil {
-				return err
-			}
-		case xferFailed:
-			if c.wd.expired.Load() {
-				return fail(CodeNoMsg, errIdle)
-			}
-			c.fault.hold(c.o.Clock, m.err)
-		case faultDue:
-			return c.fault.err
-		case endDue:
-			if c.phase == phaseEnding {
-				if err := c.finishTest(); err != nil {
-					return err
-				}
-			}
-		case limitReached: // posted once, and only by receivers: a receiving -n test
-			if err := c.beginEnd(); err != nil {
-				return err
-			}
-		case sendersFinished: // posted once, and only where there are senders: a sending test
-			c.sendersFinished = true
-			var err error
-			switch c.phase {
-			case phaseRunning:
-				err = c.beginEnd()
-			case phaseEnding:
-				err = c.finishTest()
-			}
-			if err != nil {
-				return err
-			}
+	return c.testRuntime.loop(c.inbox.Recv, c.o.Clock, c.onTimers, func(v any) (bool, error) { return c.onMessage(ctx, v) })
+}
+
+// onMessage handles the client's own messages; done or an error ends the test.
+func (c *client) onMessage(ctx context.Context, v any) (done bool, err error) {
+	switch m := v.(type) {
+	case ctxDone:
+		return true, c.terminate(ctx.Err())
+	case readResult:
+		return c.onControl(ctx, m)
+	case endDue:
+		if c.phase == phaseEnding {
+			return false, c.finishTest()
+		}
+	case limitReached: // posted once, and only by receivers: a receiving -n test
+		return false, c.beginEnd()
+	case sendersFinished: // posted once, and only where there are senders: a sending test
+		c.sendersFinished = true
+		switch c.phase {
+		case phaseRunning:
+			return false, c.beginEnd()
+		case phaseEnding:
+			return false, c.finishTest()
 		}
 	}
+	return false, nil
 }
 
 // readFailure maps a failed control read to iperf3's error.
 func (c *client) readFailure(r readResult) error {
-	if c.wd.expired.Load() {
-		return fail(CodeNoMsg, errIdle)
-	}
-	if c.fault.err != nil {
-		return c.fault.err // the control connection died with the stream
+	if err := c.heldFailure(); err != nil {
+		return err
 	}
 	if errors.Is(r.err, io.EOF) || errors.Is(r.err, io.ErrUnexpectedEOF) {
 		return fail(CodeCtrlClose, r.err)
@@ -541,6 +523,8 @@ func (c *client) connectStreams(ctx context.Context) error {
 			if dial, err = udpDialer(o.DialUDP, c.ctrl); err != nil {
 				return err
 			}
+		} else {
+			dctx = WithDialOptions(dctx, s.params.sockOpts().preConnect())
 		}
 		dctx, cancel := c.dialContext(dctx)
 		conn, err := dial(dctx, c.addr)
@@ -552,12 +536,16 @@ func (c *client) connectStreams(ctx context.Context) error {
 		if err := applySockOpts(o.SockOpts, conn, s.params.sockOpts()); err != nil {
 			return err
 		}
+		s.noteBuffers(conn)
 		if o.UDP {
 			if err := connectUDP(conn, o.Clock); err != nil {
 				return err
 			}
 		} else if _, err := conn.Write(c.cookie); err != nil {
 			return fail(CodeSendCookie, err)
+		}
+		if err := applySockOpts(o.SockOpts, conn, s.params.tosOpts()); err != nil {
+			return err
 		}
 		s.addStream(conn, s.nextSender())
 		if s.congestion == "" {
@@ -587,39 +575,30 @@ func (c *client) startTimers() {
 
 func (c *client) startTransfer() {
 	s := c.s
-	c.xfer = newTransfer(c.sched, c.post, s.params.sendLimit(), &c.wd.progress)
-	c.xfer.configure(s.params, s.clock)
-	c.payload = newPayload(s.params, c.rng)
-	c.xfer.file = c.s.file
-	c.xfer.start(s.streams, c.payload, s.params.Len)
+	c.payload = c.startTransferOf(s, s.params.sendLimit(), c.rng, s.file)
 }
 
 func (c *client) onTimers() error {
 	s, tl := c.s, c.tl
 	now := s.clock.NowMonotonic()
-	for {
-		e, ok := tl.next(now)
-		if !ok {
-			break
-		}
+	return c.dueTimers(now, func(e event) (bool, error) {
 		switch e {
 		case evEnd:
 			tl.stop()
-			return c.beginEnd()
+			return true, c.beginEnd()
 		case evTick:
 			s.onTick(tl, now)
 		case evOmit:
 			s.onOmit(tl, now)
 			if c.endAfterOmit {
 				tl.stop()
-				return c.beginEnd()
+				return true, c.beginEnd()
 			}
 		default:
 			tl.clear(e)
 		}
-	}
-	tl.rearm(now)
-	return nil
+		return false, nil
+	})
 }
 
 // beginEnd stops the test once -t elapsed or -n was reached. Like iperf3 it
@@ -662,24 +641,29 @@ func (c *client) finishTest() error {
 func (c *client) display() {
 	s := c.s
 	s.reportInterval()
-	s.summarize()
 	if c.o.GetServerOutput && s.peer != nil {
-		res := s.res
-		res.ServerOutputJSON = s.peer.ServerOutputJSON
-		if res.ServerOutputJSON == nil {
-			res.ServerOutputText = s.peer.ServerOutputText
-		}
-		if res.ServerOutputJSON != nil {
-			if b, err := indentJSON(res.ServerOutputJSON); err == nil {
-				s.out.printf(reportServerJSONText, b)
-			}
-		} else if res.ServerOutputText != "" {
-			s.out.printf(reportServerOutput, res.ServerOutputText)
-		}
+		s.serverOutput = c.printServerOutput // after the first direction's summary, as 3.12
 	}
-	s.verboseEnd()
+	s.summarize()
 	s.out.printf("\n")
 	s.out.printf("%s", reportDone)
+}
+
+// printServerOutput is --get-server-output's text or JSON from the server.
+func (c *client) printServerOutput() {
+	s := c.s
+	res := s.res
+	res.ServerOutputJSON = s.peer.ServerOutputJSON
+	if res.ServerOutputJSON == nil {
+		res.ServerOutputText = s.peer.ServerOutputText
+	}
+	if res.ServerOutputJSON != nil {
+		if b, err := indentJSON(res.ServerOutputJSON); err == nil {
+			s.out.printf(reportServerJSONText, b)
+		}
+	} else if res.ServerOutputText != "" {
+		s.out.printf(reportServerOutput, res.ServerOutputText)
+	}
 }
 
 // partialResults reports what was measured when a test is cut short.

@@ -62,27 +62,29 @@ func splitControl(c2s, s2c []byte) (controlLog, error) {
 	if l.Params, c2s, err = takeJSON(c2s); err != nil {
 		return l, fmt.Errorf("params: %w", err)
 	}
-	for len(c2s) > 0 {
-		st := int8(c2s[0])
-		c2s = c2s[1:]
-		l.ClientStates = append(l.ClientStates, st)
-		if st == stateTestEnd {
-			if l.ClientResults, c2s, err = takeJSON(c2s); err != nil {
-				return l, fmt.Errorf("client results: %w", err)
-			}
-		}
+	if l.ClientStates, l.ClientResults, err = splitStates(c2s, stateTestEnd); err != nil {
+		return l, fmt.Errorf("client results: %w", err)
 	}
-	for len(s2c) > 0 {
-		st := int8(s2c[0])
-		s2c = s2c[1:]
-		l.ServerStates = append(l.ServerStates, st)
-		if st == stateExchangeResults {
-			if l.ServerResults, s2c, err = takeJSON(s2c); err != nil {
-				return l, fmt.Errorf("server results: %w", err)
-			}
-		}
+	if l.ServerStates, l.ServerResults, err = splitStates(s2c, stateExchangeResults); err != nil {
+		return l, fmt.Errorf("server results: %w", err)
 	}
 	return l, nil
+}
+
+// splitStates reads one direction's state bytes; the results JSON follows
+// the state after.
+func splitStates(b []byte, after int8) (states []int8, results []byte, err error) {
+	for len(b) > 0 {
+		st := int8(b[0])
+		b = b[1:]
+		states = append(states, st)
+		if st == after {
+			if results, b, err = takeJSON(b); err != nil {
+				return states, results, err
+			}
+		}
+	}
+	return states, results, nil
 }
 
 func loadControlLog(t *testing.T, name string) controlLog {

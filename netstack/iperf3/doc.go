@@ -21,8 +21,12 @@
 // (assumptions, each also noted where it is implemented):
 //
 //   - Only TCP. A client asking for UDP or SCTP gets SERVER_ERROR IEPROTOCOL,
-//     --bidir gets IEUNIMP. Window, MSS, no-delay, bitrate pacing, TOS and
-//     congestion settings in the parameters are accepted and not applied.
+//     --bidir gets IEUNIMP.
+//   - -M, -w, -N and --snd-timeout reach a TCP data socket before its
+//     connect through the dial's context (WithDialOptions); the server gives
+//     its listener the test's MSS (3.12 re-creates it). -S is set once a
+//     stream is made: after the TCP cookie, after the UDP connect exchange
+//     (the server's one UDP socket once every stream has had its reply).
 //   - JSON messages longer than MaxJSONLength (1 MiB) or of length 0 are
 //     refused before any allocation (3.12 overflowed on 0xffffffff,
 //     CVE-2023-38403). The server answers a bad length, bad JSON, out-of-range
@@ -54,8 +58,9 @@
 //   - "[  5]" socket numbers are made up to look like 3.12's file
 //     descriptors: client 5, 7, 9, ...; server 5, 8, 10, ...
 //   - CPU utilisation is reported as 0 (host CPU load means nothing for an
-//     emulated link in virtual time); sndbuf_actual and rcvbuf_actual are 0
-//     (no portable way to read them); tcp_mss_default is TCPInfo.SndMSS of
+//     emulated link in virtual time); sndbuf_actual and rcvbuf_actual are the
+//     first data socket's (3.12's server reads its listener's, which has the
+//     same options); tcp_mss_default is TCPInfo.SndMSS of
 //     the control connection, 0 without a TCPInfoFunc or on the server.
 //   - "not available" goes on the wire as a plain -1 (3.12 sends
 //     18446744073709551615; both read back as -1). Received counts >= 2^63
@@ -65,6 +70,9 @@
 //   - system_info is "Go <version> <os>/<arch> (mesonemu iperf3)" unless set.
 //   - Payload: one random buffer per test (math/rand/v2 PCG from Seed),
 //     shared by the sending streams; receivers read at most 128 KiB at a time.
+//   - --timestamps stamps each print with a wall-clock instant taken once
+//     when the run starts plus the test clock's time since (LineStamps), so
+//     under the engine the stamps follow virtual time from today's date.
 //   - The server treats a client closing its control connection after
 //     DISPLAY_RESULTS without IPERF_DONE as a complete test.
 package iperf3

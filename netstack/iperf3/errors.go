@@ -24,6 +24,7 @@ const (
 	CodeBurst          Code = 15  // IEBURST
 	CodeEndConditions  Code = 16  // IEENDCONDITIONS
 	CodeUDPBlockSize   Code = 20  // IEUDPBLOCKSIZE
+	CodeBadTOS         Code = 21  // IEBADTOS
 	CodeReverseBidir   Code = 25  // IEREVERSEBIDIR
 	CodeTotalRate      Code = 27  // IETOTALRATE
 	CodeTotalInterval  Code = 28  // IETOTALINTERVAL
@@ -50,6 +51,7 @@ const (
 	CodeServerTerm     Code = 120 // IESERVERTERM
 	CodeAccessDenied   Code = 121 // IEACCESSDENIED
 	CodeSetBuf         Code = 124 // IESETBUF
+	CodeSetTOS         Code = 125 // IESETTOS
 	CodeProtocol       Code = 131 // IEPROTOCOL
 	CodeSetCongestion  Code = 134 // IESETCONGESTION
 	CodeNoMsg          Code = 144 // IENOMSG
@@ -71,6 +73,8 @@ var codeText = map[Code]string{
 	CodeBufSize:        fmt.Sprintf("socket buffer size too large (maximum = %d bytes)", maxTCPBuffer),
 	CodeMSS:            fmt.Sprintf("TCP MSS too large (maximum = %d bytes)", maxMSS),
 	CodeSetBuf:         "unable to set socket buffer size",
+	CodeSetTOS:         "unable to set IP TOS",
+	CodeBadTOS:         "bad TOS value (must be between 0 and 255 inclusive)",
 	CodeSetCongestion:  "unable to set TCP_CONGESTION: Supplied congestion control algorithm not supported on this host",
 	CodeFile:           "unable to open -F file",
 	CodeBurst:          fmt.Sprintf("invalid burst count (maximum = %d)", maxBurst),

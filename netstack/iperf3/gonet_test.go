@@ -19,12 +19,14 @@ import (
 )
 
 // gvisorLoopback is an in-process gVisor stack with 127.0.0.1 on a loopback
-// NIC: the transport the emulator uses, without the emulated hardware.
-func gvisorLoopback(t *testing.T) (*stack.Stack, tcpip.Address) {
+// NIC: the transport the emulator uses, without the emulated hardware. clock
+// nil is gVisor's default (the host's).
+func gvisorLoopback(t *testing.T, clock tcpip.Clock) (*stack.Stack, tcpip.Address) {
 	t.Helper()
 	s := stack.New(stack.Options{
 		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol},
 		TransportProtocols: []stack.TransportProtocolFactory{tcp.NewProtocol},
+		Clock:              clock,
 	})
 	t.Cleanup(func() { s.Close(); s.Wait() })
 	if err := s.CreateNIC(1, loopback.New()); err != nil {
@@ -72,7 +74,7 @@ func TestOverGVisor(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, addr := gvisorLoopback(t)
+			s, addr := gvisorLoopback(t, nil)
 			ln, err := gonet.ListenTCP(s, tcpip.FullAddress{NIC: 1, Addr: addr, Port: DefaultPort}, ipv4.ProtocolNumber)
 			if err != nil {
 				t.Fatal(err)
@@ -121,21 +123,7 @@ func TestOverGVisor(t *testing.T) {
 // and 2 s, although far less wall time passes.
 func TestVirtualTime(t *testing.T) {
 	clk := faketime.NewManualClock()
-	s := stack.New(stack.Options{
-		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol},
-		TransportProtocols: []stack.TransportProtocolFactory{tcp.NewProtocol},
-		Clock:              clk,
-	})
-	defer func() { s.Close(); s.Wait() }()
-	if err := s.CreateNIC(1, loopback.New()); err != nil {
-		t.Fatalf("CreateNIC: %v", err)
-	}
-	addr := tcpip.AddrFrom4([4]byte{127, 0, 0, 1})
-	if err := s.AddProtocolAddress(1, tcpip.ProtocolAddress{Protocol: ipv4.ProtocolNumber, AddressWithPrefix: addr.WithPrefix()},
-		stack.AddressProperties{}); err != nil {
-		t.Fatalf("AddProtocolAddress: %v", err)
-	}
-	s.SetRouteTable([]tcpip.Route{{Destination: header.IPv4EmptySubnet, NIC: 1}})
+	s, addr := gvisorLoopback(t, clk)
 	ln, err := gonet.ListenTCP(s, tcpip.FullAddress{NIC: 1, Addr: addr, Port: DefaultPort}, ipv4.ProtocolNumber)
 	if err != nil {
 		t.Fatal(err)

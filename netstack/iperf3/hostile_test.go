@@ -44,12 +44,29 @@ func dialPeer(t *testing.T, port int) fakePeer {
 
 // handshake gets a fake client to CREATE_STREAMS with the given parameters.
 func handshake(t *testing.T, port int, params string) fakePeer {
-	ctrl := dialPeer(t, port)
-	ctrl.send(testCookie...)
-	ctrl.expect(stateParamExchange)
+	ctrl := hello(t, port)
 	ctrl.sendJSON([]byte(params))
 	ctrl.expect(stateCreateStreams)
 	return ctrl
+}
+
+// hello opens a control connection and sends the cookie, up to
+// PARAM_EXCHANGE.
+func hello(t *testing.T, port int) fakePeer {
+	ctrl := dialPeer(t, port)
+	ctrl.send(testCookie...)
+	ctrl.expect(stateParamExchange)
+	return ctrl
+}
+
+// startStream connects the test's one data stream (the good cookie) and
+// waits for TEST_START and TEST_RUNNING on ctrl.
+func startStream(t *testing.T, port int, ctrl fakePeer) fakePeer {
+	data := dialPeer(t, port)
+	data.send(testCookie...)
+	ctrl.expect(stateTestStart)
+	ctrl.expect(stateTestRunning)
+	return data
 }
 
 // expectServerError reads SERVER_ERROR and its two integers, then the close.
@@ -73,9 +90,7 @@ const goodParams = `{"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parall
 func TestServerRejectsHostileClients(t *testing.T) {
 	paramsError := func(body []byte, want Code) func(t *testing.T, port int) {
 		return func(t *testing.T, port int) {
-			ctrl := dialPeer(t, port)
-			ctrl.send(testCookie...)
-			ctrl.expect(stateParamExchange)
+			ctrl := hello(t, port)
 			ctrl.send(body...)
 			expectServerError(t, ctrl, want)
 		}
@@ -108,9 +123,7 @@ func TestServerRejectsHostileClients(t *testing.T) {
 		{"bidir with absurd stream counts", paramsError(framed(`{"tcp":true,"bidirectional":true,"parallel":1000000}`), CodeNumStreams), CodeNumStreams, nil},
 		{"bidir and reverse", paramsError(framed(`{"tcp":true,"bidirectional":true,"reverse":true}`), CodeReverseBidir), CodeReverseBidir, nil},
 		{"truncated then gone", func(t *testing.T, port int) {
-			ctrl := dialPeer(t, port)
-			ctrl.send(testCookie...)
-			ctrl.expect(stateParamExchange)
+			ctrl := hello(t, port)
 			ctrl.send(append(lengthOnly(100), `{"tcp":`...)...)
 			ctrl.conn.(*net.TCPConn).CloseWrite()
 			ctrl.expectEOF()
@@ -122,19 +135,13 @@ func TestServerRejectsHostileClients(t *testing.T) {
 		}, CodeMessage, nil},
 		{"unknown state while running", func(t *testing.T, port int) {
 			ctrl := handshake(t, port, goodParams)
-			data := dialPeer(t, port)
-			data.send(testCookie...)
-			ctrl.expect(stateTestStart)
-			ctrl.expect(stateTestRunning)
+			startStream(t, port, ctrl)
 			ctrl.send(7) // STREAM_END: defined but never sent by a client
 			expectServerError(t, ctrl, CodeMessage)
 		}, CodeMessage, nil},
 		{"garbage results", func(t *testing.T, port int) {
 			ctrl := handshake(t, port, goodParams)
-			data := dialPeer(t, port)
-			data.send(testCookie...)
-			ctrl.expect(stateTestStart)
-			ctrl.expect(stateTestRunning)
+			startStream(t, port, ctrl)
 			ctrl.send(byte(stateTestEnd))
 			ctrl.expect(stateExchangeResults)
 			ctrl.sendJSON([]byte(`{"cpu_util_total":0}`))
@@ -146,10 +153,7 @@ func TestServerRejectsHostileClients(t *testing.T) {
 			bad.send([]byte("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\x00")...)
 			bad.expect(stateAccessDenied)
 			bad.expectEOF()
-			good := dialPeer(t, port) // the test still takes the real stream
-			good.send(testCookie...)
-			ctrl.expect(stateTestStart)
-			ctrl.expect(stateTestRunning)
+			startStream(t, port, ctrl) // the test still takes the real stream
 			ctrl.conn.Close()
 		}, CodeCtrlClose, nil},
 		{"idle before the cookie", func(t *testing.T, port int) {
@@ -184,29 +188,13 @@ func runAgainstFakeServer(t *testing.T, script func(ctrl fakePeer, ln net.Listen
 // runAgainstFakeServerIdle is runAgainstFakeServer with the client's idle timeout.
 func runAgainstFakeServerIdle(t *testing.T, idle time.Duration, script func(ctrl fakePeer, ln net.Listener)) error {
 	t.Helper()
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, port := loopbackPort(t)
 	defer ln.Close()
-	_, port := splitAddr(ln.Addr())
-	done := make(chan error, 1)
-	go func() {
-		_, err := Run(context.Background(), ClientOptions{Host: "127.0.0.1", Port: port, Seconds: 1, IdleTimeout: idle})
-		done <- err
-	}()
-	c, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctrl := fakePeer{t, c}
-	cookie := make([]byte, CookieSize)
-	if _, err := c.Read(cookie); err != nil {
-		t.Fatal(err)
-	}
+	ran := runAsync(ClientOptions{Host: "127.0.0.1", Port: port, Seconds: 1, IdleTimeout: idle})
+	ctrl, _ := acceptClient(t, ln)
 	script(ctrl, ln)
-	return <-done
+	_, err := ran()
+	return err
 }
 
 // toRunning plays a well-behaved server up to TEST_RUNNING.
@@ -223,6 +211,15 @@ func toRunning(ctrl fakePeer, ln net.Listener) net.Conn {
 	var s sink
 	s.drain([]net.Conn{data})
 	return data
+}
+
+// toResults plays a well-behaved server on to the client's results, up to
+// where the server's own results are due.
+func toResults(ctrl fakePeer, ln net.Listener) {
+	toRunning(ctrl, ln)
+	ctrl.expect(stateTestEnd)
+	ctrl.send(byte(stateExchangeResults))
+	ctrl.readJSON()
 }
 
 // TestClientRejectsHostileServers feeds our client a misbehaving server.
@@ -248,25 +245,16 @@ func TestClientRejectsHostileServers(t *testing.T) {
 			ctrl.send(byte(stateTestRunning))
 		}, CodeMessage, "received an unknown control message: state 2 arrived out of order"},
 		{"results length 0xffffffff", func(ctrl fakePeer, ln net.Listener) {
-			toRunning(ctrl, ln)
-			ctrl.expect(stateTestEnd)
-			ctrl.send(byte(stateExchangeResults))
-			ctrl.readJSON()
+			toResults(ctrl, ln)
 			ctrl.send(0xff, 0xff, 0xff, 0xff)
 		}, CodeRecvResults, "unable to receive results: length 4294967295: JSON message longer than 1048576 bytes"},
 		{"results for an unknown stream", func(ctrl fakePeer, ln net.Listener) {
-			toRunning(ctrl, ln)
-			ctrl.expect(stateTestEnd)
-			ctrl.send(byte(stateExchangeResults))
-			ctrl.readJSON()
+			toResults(ctrl, ln)
 			ctrl.sendJSON([]byte(`{"cpu_util_total":1,"cpu_util_user":0,"cpu_util_system":1,"sender_has_retransmits":18446744073709551615,` +
 				`"streams":[{"id":99,"bytes":1,"retransmits":18446744073709551615,"jitter":0,"errors":0,"packets":0}]}`))
 		}, CodeRecvResults, "unable to receive results: stream has an invalid id: peer reported stream id 99"},
 		{"results without streams", func(ctrl fakePeer, ln net.Listener) {
-			toRunning(ctrl, ln)
-			ctrl.expect(stateTestEnd)
-			ctrl.send(byte(stateExchangeResults))
-			ctrl.readJSON()
+			toResults(ctrl, ln)
 			ctrl.sendJSON([]byte(`{"cpu_util_total":1,"cpu_util_user":0,"cpu_util_system":1,"sender_has_retransmits":1}`))
 		}, CodeRecvResults, `unable to receive results: results lack "streams"`},
 		{"control closed mid-test", func(ctrl fakePeer, ln net.Listener) {

@@ -73,33 +73,20 @@ type loopRun struct {
 // runLoop runs our client against our server over loopback.
 func runLoop(t *testing.T, args ...string) loopRun {
 	t.Helper()
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port := splitAddr(ln.Addr())
+	ln, port := loopbackPort(t)
 	cfg, err := ParseArgs(append([]string{"-c", "127.0.0.1", "-p", itoa(port)}, args...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var srvOut, cliOut bytes.Buffer
-	type served struct {
-		res *Result
-		err error
-	}
-	done := make(chan served, 1)
-	go func() {
-		res, err := ServeOne(context.Background(), ln, ServerOptions{
-			Output: &srvOut, TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
-		})
-		done <- served{res, err}
-	}()
+	served := serveOneAsync(ln, ServerOptions{
+		Output: &srvOut, TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
+	})
 	o := cfg.Client
 	o.Output, o.TCPInfo, o.Congestion, o.IdleTimeout = &cliOut, LinuxTCPInfo, LinuxCongestion, 10*time.Second
 	var r loopRun
 	r.client, r.clientErr = Run(context.Background(), o)
-	s := <-done
-	r.server, r.serverErr = s.res, s.err
+	r.server, r.serverErr = served()
 	r.clientOut, r.serverOut = cliOut.String(), srvOut.String()
 	return r
 }
@@ -200,11 +187,7 @@ func TestClientAgainstServer(t *testing.T) {
 // gets ACCESS_DENIED (one 0xFF byte) and is closed; the first test is not
 // disturbed and the server takes the next client afterwards.
 func TestSecondClientRefused(t *testing.T) {
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port := splitAddr(ln.Addr())
+	ln, port := loopbackPort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	results := make(chan error, 4)
@@ -268,11 +251,7 @@ func TestAbort(t *testing.T) {
 		name := map[bool]string{false: "client", true: "server"}[cancelServer]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ln, err := listenLoopback()
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, port := splitAddr(ln.Addr())
+			ln, port := loopbackPort(t)
 			srvCtx, stopServer := context.WithCancel(context.Background())
 			defer stopServer()
 			cliCtx, stopClient := context.WithCancel(context.Background())

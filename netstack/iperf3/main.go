@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
 
@@ -28,6 +29,9 @@ type Env struct {
 	Stderr     io.Writer
 	Seed       uint64     // 0: random
 	Sched      coop.Sched // the test's activities; nil: goroutines
+	// StampAnchor is the wall time --timestamps counts from (LineStamps);
+	// zero: time.Now() when Main starts.
+	StampAnchor time.Time
 }
 
 // HostEnv runs over the host's TCP stack and wall clock.
@@ -76,6 +80,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		defer f.Close()
 		stdout = f
 	}
+	errStamp := anchorStamps(&cfg, env)
 	switch cfg.Mode {
 	case ModeClient:
 		o := cfg.Client
@@ -83,7 +88,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		o.Output, o.Seed, o.Sched, o.SockOpts = stdout, env.Seed, env.Sched, env.SockOpts
 		if _, err := Run(ctx, o); err != nil {
 			if !o.JSON {
-				fmt.Fprintf(stderr, "iperf3: error - %s\n", err)
+				// 3.12's iperf_errexit stamps with "%c " whatever the format.
+				fmt.Fprintf(stderr, "%siperf3: error - %s\n", errStamp.at(DefaultTimestampFormat), err)
 			}
 			return 1
 		}
@@ -110,4 +116,23 @@ func Main(ctx context.Context, args []string, env Env) int {
 		}
 		return 0
 	}
+}
+
+// anchorStamps fixes the --timestamps anchor of both roles once, for the
+// whole run, and returns a stamper for the client's error line (nil, which
+// stamps nothing, when stamps are off).
+func anchorStamps(cfg *Config, env Env) *lineStamper {
+	if !cfg.Client.Stamps.On {
+		return nil
+	}
+	anchor := env.StampAnchor
+	if anchor.IsZero() {
+		anchor = time.Now()
+	}
+	cfg.Client.Stamps.Anchor, cfg.Server.Stamps.Anchor = anchor, anchor
+	clock := env.Clock
+	if clock == nil {
+		clock = tcpip.NewStdClock()
+	}
+	return newLineStamper(cfg.Client.Stamps, clock)
 }

@@ -11,11 +11,7 @@ import (
 // TestMainCommandLines runs whole command lines: both roles over loopback, a parameter
 // error and a connection error, with iperf3's exit codes and messages.
 func TestMainCommandLines(t *testing.T) {
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port := splitAddr(ln.Addr())
+	ln, port := loopbackPort(t)
 	env := func(stdout, stderr *bytes.Buffer) Env {
 		e := HostEnv()
 		e.Stdout, e.Stderr = stdout, stderr

@@ -20,9 +20,12 @@ func TestParseParams(t *testing.T) {
 			testParams{Time: 5, Parallel: 3, Reverse: true, Len: 65536, GetServerOutput: true, Num: 1 << 20}, 0},
 		// Presence is what counts for booleans, as in get_parameters.
 		{`{"reverse":false}`, testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Reverse: true}, 0},
-		// Socket settings are taken; what is not applied (TOS) or unknown is ignored, not refused.
+		// Socket settings are taken; what is unknown is ignored, not refused.
 		{`{"window":1000000,"MSS":1400,"nodelay":true,"bandwidth":1000,"TOS":16,"title":"x","extra":[1]}`,
-			testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Bandwidth: 1000, Window: 1000000, MSS: 1400, NoDelay: true, Title: "x"}, 0},
+			testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Bandwidth: 1000, Window: 1000000, MSS: 1400, NoDelay: true, TOS: 16, Title: "x"}, 0},
+		{`{"TOS":255}`, testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, TOS: 255}, 0},
+		{`{"TOS":256}`, testParams{}, CodeBadTOS},
+		{`{"TOS":-1}`, testParams{}, CodeBadTOS},
 		{`{"window":536870913}`, testParams{}, CodeBufSize},
 		{`{"MSS":9217}`, testParams{}, CodeMSS},
 		// UDP: the 3.12 client's keys (observed -u -b 100M -l 1472 --udp-counters-64bit).

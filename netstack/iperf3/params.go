@@ -28,6 +28,7 @@ type testParams struct {
 	MSS         int    // -M
 	NoDelay     bool   // -N
 	Congestion  string // -C
+	TOS         int    // -S, --dscp: IP_TOS of the data sockets
 	Title       string // -T (JSON "title")
 	ExtraData   string // --extra-data (JSON "extra_data")
 	// SndTimeout is this end's --snd-timeout; not a parameter on the wire.
@@ -56,6 +57,7 @@ type wireParams struct {
 	Bandwidth       uint64 `json:"bandwidth,omitempty"`
 	PacingTimer     int    `json:"pacing_timer"`
 	Burst           int    `json:"burst,omitempty"`
+	TOS             int    `json:"TOS,omitempty"`
 	Title           string `json:"title,omitempty"`
 	ExtraData       string `json:"extra_data,omitempty"`
 	Congestion      string `json:"congestion,omitempty"`
@@ -72,6 +74,7 @@ func (p testParams) wire() wireParams {
 		Parallel: p.Parallel, Reverse: p.Reverse, Bidir: p.Bidir, Len: p.Len, Bandwidth: p.Bandwidth,
 		PacingTimer: p.pacingTimer(), Burst: p.Burst, ClientVersion: clientVersion,
 		Window: p.Window, MSS: p.MSS, NoDelay: p.NoDelay, Title: p.Title, ExtraData: p.ExtraData, Congestion: p.Congestion,
+		TOS: p.TOS,
 	}
 	if p.GetServerOutput {
 		w.GetServerOutput = 1
@@ -89,9 +92,9 @@ func (p testParams) wire() wireParams {
 }
 
 // parseParams decodes and checks a client's parameter JSON. Keys are looked up
-// like iperf3's get_parameters: booleans count by presence, unknown keys and
-// the settings this TCP-only implementation does not apply (window, MSS,
-// nodelay, bandwidth, pacing_timer, TOS, congestion, ...) are ignored. The
+// like iperf3's get_parameters: booleans count by presence, unknown keys are
+// ignored. Numbers outside their option's range are refused where 3.12
+// would pass them on unchecked (a TOS that is no byte gets IEBADTOS). The
 // error is an *Error whose code the server reports in SERVER_ERROR.
 func parseParams(body []byte) (testParams, error) {
 	var obj map[string]json.RawMessage
@@ -134,6 +137,7 @@ func parseParams(body []byte) (testParams, error) {
 		{"pacing_timer", 0, maxPacingTimer, CodeRecvParams, func(v int64) { p.PacingTimer = int(v) }},
 		{"window", 0, maxTCPBuffer, CodeBufSize, func(v int64) { p.Window = int(v) }},
 		{"MSS", 0, maxMSS, CodeMSS, func(v int64) { p.MSS = int(v) }},
+		{"TOS", 0, maxTOS, CodeBadTOS, func(v int64) { p.TOS = int(v) }},
 	}
 	for _, f := range ints {
 		raw, ok := obj[f.key]

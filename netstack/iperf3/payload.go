@@ -30,10 +30,10 @@ func newPayload(p testParams, rng *rand.Rand) []byte {
 	return b
 }
 
-// diskFile is a client's -F source: every stream's next block starts with
-// the file's next bytes (the rest keeps what the buffer held, as 3.12's
-// diskfile_send sends whole blocks); at end of file the senders stop and the
-// test ends early.
+// diskFile is a client's -F source: every stream's next block is the
+// file's next bytes; a TCP sender sends the short last block as it is (3.12's
+// pending_size), a UDP datagram keeps its size with the rest of the buffer
+// as it was; at end of file the senders stop and the test ends early.
 type diskFile struct {
 	mu   sync.Mutex
 	r    io.Reader
@@ -68,13 +68,14 @@ func unwrapPathError(err error) error {
 	return errors.New(msg)
 }
 
-// fill reads the next bytes of the file into b; false at end of file.
-func (d *diskFile) fill(b []byte) bool {
+// fill reads the next bytes of the file into b and returns how many: fewer
+// than len(b) only at the end of the file, 0 after it.
+func (d *diskFile) fill(b []byte) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	n, err := io.ReadFull(d.r, b)
+	n, _ := io.ReadFull(d.r, b)
 	d.sent += uint64(n)
-	return n > 0 || err == nil
+	return n
 }
 
 func (d *diskFile) close() {
@@ -97,9 +98,24 @@ func (s *session) diskFileLine(sender bool, sent, received uint64) {
 
 // summaryLine is 3.12's report_diskfile line.
 func (d *diskFile) summaryLine(bytes uint64) string {
-	pct := 100
-	if d.size > 0 {
-		pct = int(float64(bytes) / float64(d.size) * 100)
+	return fmt.Sprintf("        Sent %s / %s (%d%%) of %s\n", formatBytes(float64(bytes)), formatBytes(float64(d.size)), d.percent(bytes), d.name)
+}
+
+// percent is bytes as a share of the file, truncated as 3.12's (int) cast;
+// an empty file counts as all sent.
+func (d *diskFile) percent(bytes uint64) int {
+	if d.size <= 0 {
+		return 100
 	}
-	return fmt.Sprintf("        Sent %s / %s (%d%%) of %s\n", formatBytes(float64(bytes)), formatBytes(float64(d.size)), pct, d.name)
+	return int(float64(bytes) / float64(d.size) * 100)
+}
+
+// diskFileJSON is a stream's "diskfile" object; nil without -F.
+func (s *session) diskFileJSON(sent, received uint64) *EndDiskFile {
+	d := s.file
+	if d == nil {
+		return nil
+	}
+	return &EndDiskFile{Sent: sent, Received: received, Size: d.size, PercentSent: d.percent(sent),
+		PercentReceived: d.percent(received), Filename: d.name}
 }

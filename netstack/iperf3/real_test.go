@@ -77,23 +77,11 @@ func TestRealClientAgainstOurServer(t *testing.T) {
 		name := map[bool]string{false: "forward", true: "reverse"}[reverse]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ln, err := listenLoopback()
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, port := splitAddr(ln.Addr())
+			ln, port := loopbackPort(t)
 			var srvOut bytes.Buffer
-			type served struct {
-				res *Result
-				err error
-			}
-			done := make(chan served, 1)
-			go func() {
-				res, err := ServeOne(context.Background(), ln, ServerOptions{
-					Output: &srvOut, TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
-				})
-				done <- served{res, err}
-			}()
+			served := serveOneAsync(ln, ServerOptions{
+				Output: &srvOut, TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
+			})
 			args := []string{"-c", "127.0.0.1", "-p", itoa(port), "-t", "1", "-J"}
 			if reverse {
 				args = append(args, "-R")
@@ -102,9 +90,9 @@ func TestRealClientAgainstOurServer(t *testing.T) {
 			if err != nil {
 				t.Fatalf("real client: %v\n%s", err, cli)
 			}
-			s := <-done
-			if s.err != nil {
-				t.Fatalf("our server: %v\n%s", s.err, srvOut.String())
+			ours, err := served()
+			if err != nil {
+				t.Fatalf("our server: %v\n%s", err, srvOut.String())
 			}
 			var real Result
 			if err := json.Unmarshal(cli, &real); err != nil {
@@ -113,7 +101,6 @@ func TestRealClientAgainstOurServer(t *testing.T) {
 			if real.Error != "" || real.End.SumSent == nil || real.End.SumReceived == nil {
 				t.Fatalf("real client: error %q, end %+v", real.Error, real.End)
 			}
-			ours := s.res
 			if reverse {
 				// We sent; the real client prints our count as sent.
 				if real.End.SumSent.Bytes != ours.End.SumSent.Bytes || real.End.SumReceived.Bytes > ours.End.SumSent.Bytes ||

@@ -29,15 +29,8 @@ func TestRecordRealExchanges(t *testing.T) {
 }
 
 func recordScenario(t *testing.T, bin, name string, clientArgs, serverArgs []string) {
-	upPort := freePort(t)
-	var srvOut bytes.Buffer
-	srv := exec.Command(bin, append([]string{"-s", "-1", "-p", itoa(upPort)}, serverArgs...)...)
-	srv.Stdout, srv.Stderr = &srvOut, &srvOut
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = srv.Process.Kill() }()
-	waitListening(t, upPort)
+	upPort, stopServer := onRealServer(t, bin, serverArgs...)
+	defer stopServer(true)
 
 	p := startRecordingProxy(t, upPort)
 	args := append([]string{"-c", "127.0.0.1", "-p", itoa(p.port)}, clientArgs...)
@@ -45,9 +38,7 @@ func recordScenario(t *testing.T, bin, name string, clientArgs, serverArgs []str
 	if err != nil {
 		t.Fatalf("real client: %v\n%s", err, cliOut)
 	}
-	if err := srv.Wait(); err != nil {
-		t.Fatalf("real server: %v\n%s", err, srvOut.String())
-	}
+	srvOut := stopServer(false)
 	p.close()
 
 	log, err := splitControl(p.ctrlC2S.Bytes(), p.ctrlS2C.Bytes())
@@ -76,7 +67,7 @@ func recordScenario(t *testing.T, bin, name string, clientArgs, serverArgs []str
 		"client_results.json": log.ClientResults,
 		"server_results.json": log.ServerResults,
 		"client_output.txt":   cliOut,
-		"server_output.txt":   srvOut.Bytes(),
+		"server_output.txt":   []byte(srvOut),
 	}
 	for f, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {

@@ -2,7 +2,6 @@ package iperf3
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -32,18 +31,10 @@ func TestReplayRecordedClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			type served struct {
-				res *Result
-				err error
-			}
-			done := make(chan served, 1)
-			go func() {
-				res, err := ServeOne(context.Background(), ln, ServerOptions{
-					JSON: slices.Contains(sc.serverArgs, "-J"), Output: &out,
-					TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
-				})
-				done <- served{res, err}
-			}()
+			served := serveOneAsync(ln, ServerOptions{
+				JSON: slices.Contains(sc.serverArgs, "-J"), Output: &out,
+				TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
+			})
 
 			ctrlConn, err := net.Dial("tcp", ln.Addr().String())
 			if err != nil {
@@ -90,9 +81,9 @@ func TestReplayRecordedClient(t *testing.T) {
 			ours := ctrl.readJSON()
 			ctrl.expect(stateDisplayResults)
 			ctrl.send(byte(stateIperfDone))
-			got := <-done
-			if got.err != nil {
-				t.Fatalf("server: %v\n%s", got.err, out.String())
+			res, err := served()
+			if err != nil {
+				t.Fatalf("server: %v\n%s", err, out.String())
 			}
 
 			if slices.Contains(sc.serverArgs, "-J") && !params.GetServerOutput {
@@ -121,8 +112,8 @@ func TestReplayRecordedClient(t *testing.T) {
 			}
 			// The real client's numbers arrived intact.
 			client, _ := parseResults(rec.ClientResults)
-			if got.res.Peer == nil || !slices.Equal(got.res.Peer.Streams, client.Streams) {
-				t.Errorf("peer streams %+v, recorded %+v", got.res.Peer, client.Streams)
+			if res.Peer == nil || !slices.Equal(res.Peer.Streams, client.Streams) {
+				t.Errorf("peer streams %+v, recorded %+v", res.Peer, client.Streams)
 			}
 			if params.GetServerOutput {
 				if sc.name == "server-output-json" {
@@ -152,12 +143,8 @@ func TestReplayRecordedServer(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := loadControlLog(t, sc.name)
-			ln, err := listenLoopback()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ln, port := loopbackPort(t)
 			defer ln.Close()
-			_, port := splitAddr(ln.Addr())
 			cfg, err := ParseArgs(append([]string{"-c", "127.0.0.1", "-p", itoa(port)}, sc.clientArgs...))
 			if err != nil {
 				t.Fatal(err)
@@ -165,26 +152,8 @@ func TestReplayRecordedServer(t *testing.T) {
 			o := cfg.Client
 			var out bytes.Buffer
 			o.Output, o.TCPInfo, o.Congestion, o.IdleTimeout = &out, LinuxTCPInfo, LinuxCongestion, 10*time.Second
-			type ran struct {
-				res *Result
-				err error
-			}
-			done := make(chan ran, 1)
-			go func() {
-				res, err := Run(context.Background(), o)
-				done <- ran{res, err}
-			}()
-
-			ctrlConn, err := ln.Accept()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ctrlConn.Close()
-			ctrl := fakePeer{t, ctrlConn}
-			cookie := make([]byte, CookieSize)
-			if _, err := ctrlConn.Read(cookie); err != nil {
-				t.Fatal(err)
-			}
+			ran := runAsync(o)
+			ctrl, cookie := acceptClient(t, ln)
 			if cookie[CookieSize-1] != 0 || strings.Trim(string(cookie[:CookieSize-1]), cookieAlphabet) != "" {
 				t.Fatalf("cookie %q is not 36 characters of %s and a NUL", cookie, cookieAlphabet)
 			}
@@ -226,15 +195,14 @@ func TestReplayRecordedServer(t *testing.T) {
 			ctrl.send(byte(stateDisplayResults))
 			ctrl.expect(stateIperfDone)
 			ctrl.expectEOF()
-			got := <-done
-			if got.err != nil {
-				t.Fatalf("client: %v\n%s", got.err, out.String())
+			res, err := ran()
+			if err != nil {
+				t.Fatalf("client: %v\n%s", err, out.String())
 			}
 			in.wg.Wait()
 			src.wg.Wait()
 
 			real, _ := parseResults(rec.ServerResults)
-			res := got.res
 			for i, s := range real.Streams {
 				mine := clientResults.Streams[i]
 				if mine.ID != s.ID {

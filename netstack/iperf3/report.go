@@ -25,12 +25,14 @@ const (
 	reportServerJSONText = "\nServer JSON output:\n%s\n"
 )
 
-// printer writes text output. A nil printer prints nothing. capture, when
-// set, keeps a copy for --get-server-output (bounded like any JSON message).
+// printer writes text output, one call per iperf_printf of 3.12. A nil
+// printer prints nothing. capture, when set, keeps a copy for
+// --get-server-output (bounded like any JSON message).
 type printer struct {
 	w       io.Writer
 	capture *bytes.Buffer
-	title   string // -T: the client prefixes each print with "title:  "
+	title   string       // -T: the client prefixes each print with "title:  "
+	stamp   *lineStamper // --timestamps: each print starts with the time, before the title
 }
 
 func (p *printer) printf(format string, args ...any) {
@@ -41,9 +43,18 @@ func (p *printer) printf(format string, args ...any) {
 	if p.title != "" {
 		s = p.title + ":  " + s
 	}
+	s = p.stamp.now() + s
 	_, _ = io.WriteString(p.w, s) // output trouble must not abort a test
 	if p.capture != nil && p.capture.Len()+len(s) <= MaxJSONLength/2 {
 		p.capture.WriteString(s)
+	}
+}
+
+// plain writes what 3.12 prints with printf, not iperf_printf: no title,
+// no timestamp, not captured.
+func (p *printer) plain(format string, args ...any) {
+	if p != nil {
+		_, _ = fmt.Fprintf(p.w, format, args...)
 	}
 }
 
@@ -106,10 +117,8 @@ func intervalStream(st *stream) (IntervalStream, float64) {
 	smp := st.last
 	dur, from, to := intervalTimes(st)
 	bw := rate(smp.bytes, dur)
-	return IntervalStream{
-		Socket: st.socket, Start: from, End: to, Seconds: dur, Bytes: smp.bytes,
-		BitsPerSecond: bw * 8, Omitted: smp.omitted, Sender: st.sender,
-	}, bw
+	return IntervalStream{Socket: st.socket, Span: newSpan(from, to, dur, smp.bytes, bw),
+		Omitted: smp.omitted, Sender: st.sender}, bw
 }
 
 // intervalTimes are an interval's length and its bounds since st's start.
@@ -151,8 +160,7 @@ func (s *session) reportIntervalGroupTCP(g bool, iv *Interval) IntervalSum {
 	smp := first.last
 	dur, from, to := intervalTimes(first)
 	bw := rate(sumBytes, dur)
-	sum := IntervalSum{Start: from, End: to, Seconds: dur, Bytes: sumBytes, BitsPerSecond: bw * 8,
-		Omitted: smp.omitted, Sender: g}
+	sum := IntervalSum{Span: newSpan(from, to, dur, sumBytes, bw), Omitted: smp.omitted, Sender: g}
 	retransSum := s.senderHasRetrans == 1 && g
 	if retransSum {
 		sum.RetransmitCount = &RetransmitCount{Retransmits: sumRetrans}
@@ -192,6 +200,7 @@ func (s *session) summarize() {
 		s.out.printf("%s", s.bidirHeader(headerUDP))
 		for _, g := range s.groups() {
 			s.summarizeGroupUDP(g)
+			s.verboseGroupEnd(g)
 		}
 		end.CPUUtilizationPercent = s.cpuUtilization()
 		return
@@ -214,6 +223,7 @@ func (s *session) summarize() {
 			}
 		}
 		s.summarizeSumsTCP(g, tot, retrans, senderTime, receiverTime)
+		s.verboseGroupEnd(g)
 	}
 	end.CPUUtilizationPercent = s.cpuUtilization()
 	remoteCongestion := ""
@@ -287,8 +297,7 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 	tot.received += received
 
 	sendBW := rate(sent, senderTime)
-	sender := EndStats{Socket: st.socket, End: senderTime, Seconds: senderTime, Bytes: sent,
-		BitsPerSecond: sendBW * 8, Sender: mustBeSender}
+	sender := EndStats{Socket: st.socket, Span: newSpan(0, senderTime, senderTime, sent, sendBW), Sender: mustBeSender}
 	if retrans {
 		tot.retrans += streamRetrans
 		t := st.tcp
@@ -299,52 +308,55 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 		sender.SenderTCPInfo = &SenderTCPInfo{Retransmits: streamRetrans, MaxSndCwnd: t.maxCwnd,
 			MaxSndWnd: t.maxSndWnd, MaxRTT: t.maxRTT, MinRTT: t.minRTT, MeanRTT: mean}
 	}
-	if !(server && !st.sender) {
-		if retrans {
-			s.out.printf(formatBWRetrans, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
-				formatBits(sendBW), streamRetrans, reportSender)
-		} else {
-			s.out.printf(formatBW, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
-				formatBits(sendBW), reportSender)
-		}
+	switch {
+	case server && !st.sender:
+		s.notAvailable(st.socket, reportSender)
+	case retrans:
+		s.out.printf(formatBWRetrans, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
+			formatBits(sendBW), streamRetrans, reportSender)
+	default:
+		s.out.printf(formatBW, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
+			formatBits(sendBW), reportSender)
 	}
 	s.diskFileLine(g, sent, received)
 	recvBW := rate(received, receiverTime)
-	receiver := EndStats{Socket: st.socket, End: receiverTime, Seconds: ownTime, Bytes: received,
-		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
-	if !(server && st.sender) {
+	receiver := EndStats{Socket: st.socket, Span: newSpan(0, receiverTime, ownTime, received, recvBW), Sender: mustBeSender}
+	if server && st.sender {
+		s.notAvailable(st.socket, reportReceiver)
+	} else {
 		s.out.printf(formatBW, st.socket, tag, 0.0, receiverTime, formatBytes(float64(received)),
 			formatBits(recvBW), reportReceiver)
 	}
-	return EndStream{Sender: sender, Receiver: receiver}
+	return EndStream{Sender: sender, DiskFile: s.diskFileJSON(sent, received), Receiver: receiver}
 }
 
 // summarizeSumsTCP records the end sums and prints them with -P > 1.
 func (s *session) summarizeSumsTCP(g bool, tot tcpTotalsSum, retrans bool, senderTime, receiverTime float64) {
 	mustBeSender, server, tag := g, s.role == 's', s.tag(g)
 	sendBW := rate(tot.sent, senderTime)
-	sumSent := &EndSum{End: senderTime, Seconds: senderTime, Bytes: tot.sent, BitsPerSecond: sendBW * 8,
-		Sender: mustBeSender}
+	sumSent := &EndSum{Span: newSpan(0, senderTime, senderTime, tot.sent, sendBW), Sender: mustBeSender}
 	if retrans {
 		sumSent.RetransmitCount = &RetransmitCount{Retransmits: tot.retrans}
 	}
 	recvBW := rate(tot.received, receiverTime)
-	sumReceived := &EndSum{End: receiverTime, Seconds: receiverTime, Bytes: tot.received,
-		BitsPerSecond: recvBW * 8, Sender: mustBeSender}
+	sumReceived := &EndSum{Span: newSpan(0, receiverTime, receiverTime, tot.received, recvBW), Sender: mustBeSender}
 	s.setEndSums(g, nil, sumSent, sumReceived)
 	if s.params.Parallel <= 1 {
 		return
 	}
-	if !(server && !mustBeSender) {
-		if retrans {
-			s.out.printf(formatSumBWRetrans, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
-				formatBits(sendBW), tot.retrans, reportSender)
-		} else {
-			s.out.printf(formatSumBW, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
-				formatBits(sendBW), reportSender)
-		}
+	switch {
+	case server && !mustBeSender:
+		s.notAvailable("SUM", reportSender)
+	case retrans:
+		s.out.printf(formatSumBWRetrans, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
+			formatBits(sendBW), tot.retrans, reportSender)
+	default:
+		s.out.printf(formatSumBW, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
+			formatBits(sendBW), reportSender)
 	}
-	if !(server && mustBeSender) {
+	if server && mustBeSender {
+		s.notAvailable("SUM", reportReceiver)
+	} else {
 		s.out.printf(formatSumBW, tag, 0.0, receiverTime, formatBytes(float64(tot.received)),
 			formatBits(recvBW), reportReceiver)
 	}

@@ -70,7 +70,7 @@ func TestReportLines(t *testing.T) {
 	s.reportInterval()
 	s.summarize()
 
-	want := strings.Join([]string{
+	checkReport(t, out,
 		"[  5] local pipe port 0 connected to pipe port 0",
 		"[  7] local pipe port 0 connected to pipe port 0",
 		"[ ID] Interval           Transfer     Bitrate         Retr  Cwnd",
@@ -89,10 +89,7 @@ func TestReportLines(t *testing.T) {
 		"[  7]   0.00-2.01   sec   119 MBytes   498 Mbits/sec                  receiver",
 		"[SUM]   0.00-2.00   sec   358 MBytes  1.50 Gbits/sec    5             sender",
 		"[SUM]   0.00-2.01   sec   357 MBytes  1.49 Gbits/sec                  receiver",
-	}, "\n") + "\n"
-	if got := out.String(); got != want {
-		t.Errorf("report\n got:\n%s\nwant:\n%s", got, want)
-	}
+	)
 
 	end := s.res.End
 	if sum := end.SumSent; sum.Bytes != 375_000_000 || sum.BitsPerSecond != 1.5e9 || sum.Seconds != 2 || sum.Retransmits != 5 {
@@ -140,7 +137,7 @@ func TestReportOmitAndSliver(t *testing.T) {
 	s.reportInterval()
 	s.summarize()
 
-	want := strings.Join([]string{
+	checkReport(t, out,
 		"[  5] local pipe port 0 connected to pipe port 0",
 		"[ ID] Interval           Transfer     Bitrate",
 		"[  5]   0.00-1.00   sec   488 KBytes  4.00 Mbits/sec                  (omitted)",
@@ -150,11 +147,16 @@ func TestReportOmitAndSliver(t *testing.T) {
 		"[ ID] Interval           Transfer     Bitrate",
 		"[  5]   0.00-1.06   sec  1.02 MBytes  8.04 Mbits/sec                  sender",
 		"[  5]   0.00-1.06   sec  0.00 Bytes  0.00 bits/sec                  receiver",
-	}, "\n") + "\n"
-	if got := out.String(); got != want {
-		t.Errorf("report\n got:\n%s\nwant:\n%s", got, want)
-	}
+	)
 	if n := len(s.res.Intervals); n != 3 {
 		t.Errorf("%d intervals recorded, want 3", n)
+	}
+}
+
+// checkReport compares the text output with lines, each ending in "\n".
+func checkReport(t *testing.T, out *bytes.Buffer, lines ...string) {
+	t.Helper()
+	if want := strings.Join(lines, "\n") + "\n"; out.String() != want {
+		t.Errorf("report\n got:\n%s\nwant:\n%s", out.String(), want)
 	}
 }

@@ -183,15 +183,26 @@ type Interval struct {
 	SumBidirReverse *IntervalSum     `json:"sum_bidir_reverse,omitempty"` // --bidir: server -> client
 }
 
-// IntervalStream is one stream's share of an interval. Times are seconds
-// since the stream's start (reset when the omit period ends).
-type IntervalStream struct {
-	Socket        int     `json:"socket"`
+// Span is the time and volume every interval and summary object of 3.12's
+// JSON starts with (after a stream's socket).
+type Span struct {
 	Start         float64 `json:"start"`
 	End           float64 `json:"end"`
 	Seconds       float64 `json:"seconds"`
 	Bytes         uint64  `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
+}
+
+// newSpan is a span of bytes from..to over seconds at bw bytes per second.
+func newSpan(from, to, seconds float64, bytes uint64, bw float64) Span {
+	return Span{Start: from, End: to, Seconds: seconds, Bytes: bytes, BitsPerSecond: bw * 8}
+}
+
+// IntervalStream is one stream's share of an interval. Times are seconds
+// since the stream's start (reset when the omit period ends).
+type IntervalStream struct {
+	Socket int `json:"socket"`
+	Span
 	*IntervalTCPInfo
 	*IntervalUDP
 	Omitted bool `json:"omitted"`
@@ -219,11 +230,7 @@ type IntervalTCPInfo struct {
 
 // IntervalSum adds an interval over all streams.
 type IntervalSum struct {
-	Start         float64 `json:"start"`
-	End           float64 `json:"end"`
-	Seconds       float64 `json:"seconds"`
-	Bytes         uint64  `json:"bytes"`
-	BitsPerSecond float64 `json:"bits_per_second"`
+	Span
 	*RetransmitCount
 	*IntervalUDP
 	Omitted bool `json:"omitted"`
@@ -252,48 +259,54 @@ type End struct {
 
 // EndStream is one stream's sender and receiver view; a UDP stream has one
 // summary of both instead (3.12's "udp" object).
+// With -F, "diskfile" follows "sender" (or "udp"), where 3.12 adds it.
 type EndStream struct {
-	Sender   EndStats `json:"sender"`
-	Receiver EndStats `json:"receiver"`
-	UDP      *EndUDP  `json:"udp,omitempty"`
+	Sender   EndStats     `json:"sender"`
+	DiskFile *EndDiskFile `json:"diskfile,omitempty"`
+	Receiver EndStats     `json:"receiver"`
+	UDP      *EndUDP      `json:"udp,omitempty"`
 }
 
-// MarshalJSON writes only "udp" for a UDP stream.
+// MarshalJSON writes only "udp" (and "diskfile") for a UDP stream.
 func (e EndStream) MarshalJSON() ([]byte, error) {
 	if e.UDP != nil {
 		return json.Marshal(struct {
-			UDP *EndUDP `json:"udp"`
-		}{e.UDP})
+			UDP      *EndUDP      `json:"udp"`
+			DiskFile *EndDiskFile `json:"diskfile,omitempty"`
+		}{e.UDP, e.DiskFile})
 	}
 	type plain EndStream
 	return json.Marshal(plain(e))
 }
 
+// EndDiskFile is -F's share of one stream: its bytes against the file's
+// size, in whole percent (100 for an empty file), as 3.12 reports them.
+type EndDiskFile struct {
+	Sent            uint64 `json:"sent"`
+	Received        uint64 `json:"received"`
+	Size            int64  `json:"size"`
+	PercentSent     int    `json:"percent_sent"`
+	PercentReceived int    `json:"percent_received"`
+	Filename        string `json:"filename"`
+}
+
 // EndUDP is a UDP stream's summary: the sender's bytes and time, the
 // receiver's jitter and loss.
 type EndUDP struct {
-	Socket        int     `json:"socket"`
-	Start         float64 `json:"start"`
-	End           float64 `json:"end"`
-	Seconds       float64 `json:"seconds"`
-	Bytes         uint64  `json:"bytes"`
-	BitsPerSecond float64 `json:"bits_per_second"`
-	JitterMs      float64 `json:"jitter_ms"`
-	LostPackets   int64   `json:"lost_packets"`
-	Packets       int64   `json:"packets"`
-	LostPercent   float64 `json:"lost_percent"`
-	OutOfOrder    int64   `json:"out_of_order"`
-	Sender        bool    `json:"sender"`
+	Socket int `json:"socket"`
+	Span
+	JitterMs    float64 `json:"jitter_ms"`
+	LostPackets int64   `json:"lost_packets"`
+	Packets     int64   `json:"packets"`
+	LostPercent float64 `json:"lost_percent"`
+	OutOfOrder  int64   `json:"out_of_order"`
+	Sender      bool    `json:"sender"`
 }
 
 // EndStats is a whole-test summary of one stream from one side.
 type EndStats struct {
-	Socket        int     `json:"socket"`
-	Start         float64 `json:"start"`
-	End           float64 `json:"end"`
-	Seconds       float64 `json:"seconds"`
-	Bytes         uint64  `json:"bytes"`
-	BitsPerSecond float64 `json:"bits_per_second"`
+	Socket int `json:"socket"`
+	Span
 	*SenderTCPInfo
 	Sender bool `json:"sender"`
 }
@@ -311,11 +324,7 @@ type SenderTCPInfo struct {
 
 // EndSum adds the summaries of all streams.
 type EndSum struct {
-	Start         float64 `json:"start"`
-	End           float64 `json:"end"`
-	Seconds       float64 `json:"seconds"`
-	Bytes         uint64  `json:"bytes"`
-	BitsPerSecond float64 `json:"bits_per_second"`
+	Span
 	*RetransmitCount
 	*UDPSum
 	Sender bool `json:"sender"`

@@ -47,6 +47,8 @@ type ServerOptions struct {
 	Verbose bool
 	// SndTimeout is --snd-timeout: TCP_USER_TIMEOUT of control and data.
 	SndTimeout time.Duration
+	// Stamps is --timestamps: the text lines' time prefix.
+	Stamps     LineStamps
 	Seed       uint64 // payload randomness; 0: random
 	SystemInfo string // JSON system_info
 	// OnTest, if set, sees every finished test: its Result (nil if no
@@ -87,6 +89,7 @@ func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
 		inbox: coop.NewInbox[any](o.Sched),
 		taken: o.Sched.NewWaker(),
 		rng:   rand.New(rand.NewPCG(o.Seed, o.Seed^0x6970657266332e73)),
+		stamp: newLineStamper(o.Stamps, o.Clock),
 	}
 	accepting := coop.NewGroup(o.Sched)
 	accepting.Go(o.Sched, srv.acceptLoop)
@@ -99,15 +102,17 @@ func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
 		accepting.Wait()
 		srv.drain()
 	}()
-	if o.Verbose && !o.JSON {
-		fmt.Fprintf(o.Output, "%s\n%s\n", versionString, o.SystemInfo)
+	var banner *printer
+	if !o.JSON {
+		banner = &printer{w: o.Output, stamp: srv.stamp}
+	}
+	if o.Verbose {
+		printIntro(banner, o.SystemInfo)
 	}
 	for n := 1; ; n++ {
-		if !o.JSON {
-			fmt.Fprintf(o.Output, "-----------------------------------------------------------\n"+
-				"Server listening on %d (test #%d)\n"+
-				"-----------------------------------------------------------\n", o.Port, n)
-		}
+		banner.printf("-----------------------------------------------------------\n")
+		banner.printf("Server listening on %d (test #%d)\n", o.Port, n)
+		banner.printf("-----------------------------------------------------------\n")
 		res, err := srv.runTest(ctx)
 		if errors.Is(err, errNoClient) {
 			if o.OneOff {
@@ -120,7 +125,7 @@ func Serve(ctx context.Context, ln net.Listener, opts ServerOptions) error {
 			return err
 		}
 		if err != nil && !o.JSON && ctx.Err() == nil {
-			fmt.Fprintf(o.ErrOutput, "iperf3: error - %s\n", err)
+			fmt.Fprintf(o.ErrOutput, "%siperf3: error - %s\n", srv.stamp.now(), err) // 3.12's iperf_err stamps too
 		}
 		if o.OnTest != nil {
 			o.OnTest(res, err)
@@ -162,6 +167,7 @@ type server struct {
 	acceptErr error // the listener failed while a test ran
 	rng       *rand.Rand
 	waits     int // waits for a client so far (tells their timers apart)
+	stamp     *lineStamper
 }
 
 // acceptLoop hands every connection to whoever serves: the next test takes
@@ -250,6 +256,9 @@ func (srv *server) runTest(ctx context.Context) (*Result, error) {
 		err = fail(CodeNoMsg, errIdle) // whatever broke, it broke because the test stalled
 	}
 	t.cleanup()
+	if t.listenerMSS {
+		setListenerMSS(srv.ln, 0)
+	}
 	res := t.s.res
 	res.UDPDrops = t.udpDrops()
 	if err != nil {
@@ -317,6 +326,8 @@ type serverTest struct {
 	udp *udpListener // UDP tests only
 	ctx context.Context
 
+	listenerMSS bool // the listener has the test's -M until it ends
+
 	testRuntime
 }
 
@@ -331,7 +342,7 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 	t.testRuntime = newRuntime(o.Sched, o.Clock, func(v any) { srv.inbox.Post(testMsg{t, v}) }, ctrl)
 	var out *printer
 	if !o.JSON {
-		out = &printer{w: o.Output}
+		out = &printer{w: o.Output, stamp: srv.stamp}
 	}
 	t.s = &session{
 		role: 's', clock: o.Clock, out: out, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
@@ -361,50 +372,42 @@ func (t *serverTest) run(ctx context.Context) error {
 	t.wd = newWatchdog(t.o.Clock, t.o.IdleTimeout, t.closeAll, t.post)
 	t.reader = newCtrlReader(t.sched, t.ctrl, &t.wd.progress, t.post)
 	t.reader.request(readCookie)
+	return t.testRuntime.loop(t.nextMsg, t.o.Clock, t.onTimers, func(v any) (bool, error) { return t.onMessage(ctx, v) })
+}
+
+// nextMsg is the server's next message for this test; an earlier test's
+// are dropped.
+func (t *serverTest) nextMsg() any {
 	for {
 		v := t.srv.inbox.Recv()
-		if tm, ok := v.(testMsg); ok {
-			if tm.t != t {
-				discard(tm) // an earlier test's
-				continue
-			}
-			v = tm.v
+		tm, ok := v.(testMsg)
+		if !ok {
+			return v
 		}
-		switch m := v.(type) {
-		case ctxDone:
-			return t.terminate(ctx.Err())
-		case idleFired:
-			return fail(CodeNoMsg, errIdle)
-		case readResult:
-			done, err := t.onControl(m)
-			if err != nil || done {
-				return err
-			}
-		case accepted:
-			t.onConnection(t.srv.take(m))
-		case acceptFailed:
-			t.srv.acceptErr = m.err // the next test reports it
-		case cookieResult:
-			if err := t.onStreamCookie(m); err != nil {
-				return err
-			}
-		case udpSetup:
-			if err := t.onUDPSetup(m); err != nil {
-				return err
-			}
-		case timersDue:
-			if err := t.onTimers(); err != nil {
-				return err
-			}
-		case xferFailed:
-			if t.wd.expired.Load() {
-				return fail(CodeNoMsg, errIdle)
-			}
-			t.fault.hold(t.o.Clock, m.err)
-		case faultDue:
-			return t.fault.err
+		if tm.t == t {
+			return tm.v
 		}
+		discard(tm)
 	}
+}
+
+// onMessage handles the server's own messages; done or an error ends the test.
+func (t *serverTest) onMessage(ctx context.Context, v any) (done bool, err error) {
+	switch m := v.(type) {
+	case ctxDone:
+		return true, t.terminate(ctx.Err())
+	case readResult:
+		return t.onControl(m)
+	case accepted:
+		t.onConnection(t.srv.take(m))
+	case acceptFailed:
+		t.srv.acceptErr = m.err // the next test reports it
+	case cookieResult:
+		return false, t.onStreamCookie(m)
+	case udpSetup:
+		return false, t.onUDPSetup(m)
+	}
+	return false, nil
 }
 
 // refuse reports an error to the client in SERVER_ERROR before the test
@@ -415,11 +418,8 @@ func (t *serverTest) refuse(err error) error {
 }
 
 func (t *serverTest) readFailure(r readResult) error {
-	if t.wd.expired.Load() {
-		return fail(CodeNoMsg, errIdle)
-	}
-	if t.fault.err != nil {
-		return t.fault.err // the control connection died with the stream
+	if err := t.heldFailure(); err != nil {
+		return err
 	}
 	switch {
 	case r.kind == readCookie:
@@ -482,6 +482,7 @@ func (t *serverTest) onParams(body []byte) error {
 		}
 	}
 	s.params = p
+	t.listenerMSS = p.MSS > 0 && !p.UDP && setListenerMSS(t.srv.ln, p.MSS)
 	s.sending = p.Reverse || p.Bidir
 	if s.sending && o.TCPInfo != nil && !p.UDP {
 		s.senderHasRetrans = 1
@@ -567,6 +568,7 @@ func (t *serverTest) admitStream(cr cookieResult) error {
 	}
 	s := t.s
 	t.setSockOpts(cr.conn)
+	s.noteBuffers(cr.conn)
 	s.addStream(cr.conn, s.nextSender())
 	if s.congestion == "" {
 		s.congestion = congestionOf(t.o.Congestion, cr.conn)
@@ -606,13 +608,10 @@ func (t *serverTest) startTest() error {
 	if s.sending {
 		limit = s.params.sendLimit()
 	}
-	t.xfer = newTransfer(t.sched, t.post, limit, &t.wd.progress)
-	t.xfer.configure(s.params, s.clock)
 	if t.udp != nil {
 		t.udp.counting.Store(true)
 	}
-	payload := newPayload(s.params, t.srv.rng)
-	t.xfer.start(s.streams, payload, s.params.Len)
+	t.startTransferOf(s, limit, t.srv.rng, nil)
 	t.phase = srvRunning
 	return nil
 }
@@ -620,29 +619,24 @@ func (t *serverTest) startTest() error {
 func (t *serverTest) onTimers() error {
 	s, tl := t.s, t.tl
 	now := s.clock.NowMonotonic()
-	for {
-		e, ok := tl.next(now)
-		if !ok {
-			break
-		}
+	return t.dueTimers(now, func(e event) (bool, error) {
 		switch e {
 		case evGrace:
 			tl.stop()
-			return fail(CodeNoMsg, errGraceExpired)
+			return true, fail(CodeNoMsg, errGraceExpired)
 		case evTick:
 			s.onTick(tl, now)
 			if t.overLimit() {
 				tl.stop()
-				return fail(CodeTotalRate, nil)
+				return true, fail(CodeTotalRate, nil)
 			}
 		case evOmit:
 			s.onOmit(tl, now)
 		default:
 			tl.clear(e)
 		}
-	}
-	tl.rearm(now)
-	return nil
+		return false, nil
+	})
 }
 
 // overLimit feeds the interval just reported to --server-bitrate-limit.
@@ -776,6 +770,11 @@ func (t *serverTest) listenUDP() error {
 	if err != nil {
 		return fail(CodeStreamConnect, fmt.Errorf("UDP listener on port %d: %w", t.o.Port, err))
 	}
+	if err := t.setUDPBuffers(pc); err != nil {
+		_ = pc.Close()
+		return err
+	}
+	t.s.noteBuffers(pc)
 	clock := t.o.Clock
 	t.udp = newUDPListener(pc, t.post, t.s.streamCount(), t.s.params.Counters64,
 		func() float64 { return monoSeconds(clock.NowMonotonic()) }, &t.wd.progress)
@@ -794,15 +793,19 @@ func (t *serverTest) onUDPSetup(m udpSetup) error {
 		return err
 	}
 	if st != nil && len(s.streams) == s.streamCount() {
+		if err := t.setUDPTOS(); err != nil {
+			return err
+		}
 		return t.startTest()
 	}
 	return nil
 }
 
-// setSockOpts applies the client's -w, -M, -N and -C to a data stream. Like
-// 3.12 the server only warns about a congestion control it lacks.
+// setSockOpts applies the client's -w, -M, -N, -C and -S to a data stream.
+// Like 3.12 the server only warns about a congestion control it lacks.
 func (t *serverTest) setSockOpts(c net.Conn) {
 	o := t.s.params.sockOpts()
+	o.TOS = t.s.params.TOS
 	err := applySockOpts(t.o.SockOpts, c, o)
 	if CodeOf(err) == CodeSetCongestion {
 		fmt.Fprintf(t.o.ErrOutput, "warning: TCP congestion control algorithm not supported\n")

@@ -111,11 +111,7 @@ func TestServerBitrateLimit(t *testing.T) {
 // TestVerbose: -V adds 3.12's lines, in 3.12's order, on both ends (the
 // order is the real binary's, observed with iperf3 3.12 -V).
 func TestVerbose(t *testing.T) {
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port := splitAddr(ln.Addr())
+	ln, port := loopbackPort(t)
 	var srvOut syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
@@ -158,11 +154,7 @@ func TestVerbose(t *testing.T) {
 // TestExtraData: --extra-data reaches both ends' JSON, as 3.12's
 // "extra_data" key does.
 func TestExtraData(t *testing.T) {
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port := splitAddr(ln.Addr())
+	ln, port := loopbackPort(t)
 	got := make(chan *Result, 1)
 	go func() {
 		r, _ := ServeOne(context.Background(), ln, ServerOptions{})
@@ -220,11 +212,7 @@ func TestSndTimeout(t *testing.T) {
 	if _, err := ParseArgs([]string{"-c", "h", "--snd-timeout", "-5"}); err == nil || err.Error() != "send timeout value is incorrect or not in range: \n" {
 		t.Errorf("bad value: %v", err)
 	}
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port := splitAddr(ln.Addr())
+	ln, port := loopbackPort(t)
 	var mu sync.Mutex
 	seen := map[string]int{} // "client"/"server" -> connections given the timeout
 	record := func(who string) SockOptFunc {

@@ -28,11 +28,13 @@ type session struct {
 	interval         time.Duration // 0: no interval reports
 	tcpInfo          TCPInfoFunc
 	congestion       string // local congestion_used, "" if unknown
+	serverOutput     func() // the client's --get-server-output print, once in the summary
 	streams          []*stream
 	omitting         bool
 	peer             *PeerResults
 	file             *diskFile // client -F
 	verbose          bool      // -V, text output only
+	buffersNoted     bool      // Start's sndbuf/rcvbuf_actual are read (noteBuffers)
 }
 
 type stream struct {
@@ -160,7 +162,7 @@ func (s *session) startTest(now tcpip.MonotonicTime) {
 	s.res.Start.TestStart = &TestStart{
 		Protocol: protocol, NumStreams: s.params.Parallel, BlkSize: s.params.Len,
 		Omit: s.params.Omit, Duration: s.params.Time, Bytes: s.params.Num,
-		Blocks: s.params.BlockCount, Reverse: reverse, TargetBitrate: int64(s.params.Bandwidth),
+		Blocks: s.params.BlockCount, Reverse: reverse, TOS: s.params.TOS, TargetBitrate: int64(s.params.Bandwidth),
 	}
 }
 

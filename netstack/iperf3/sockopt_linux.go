@@ -3,6 +3,7 @@
 package iperf3
 
 import (
+	"context"
 	"net"
 	"syscall"
 	"time"
@@ -11,7 +12,8 @@ import (
 )
 
 // LinuxSockOpts is a SockOptFunc for host sockets (setsockopt, as iperf3
-// does; the MSS can only shrink an established connection's segments).
+// does; the MSS can only shrink an established connection's segments, and
+// Linux keeps a TCP socket's ECN bits out of IP_TOS).
 func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
@@ -22,6 +24,11 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 		return err
 	}
 	_, tcp := c.(*net.TCPConn)
+	return setRaw(raw, o, tcp)
+}
+
+// setRaw sets o on a socket; the TCP options only where tcp.
+func setRaw(raw syscall.RawConn, o SocketOptions, tcp bool) error {
 	var serr error
 	cerr := raw.Control(func(fd uintptr) {
 		set := func(level, opt, v int) {
@@ -32,6 +39,9 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 		if o.Window > 0 {
 			set(unix.SOL_SOCKET, unix.SO_SNDBUF, o.Window)
 			set(unix.SOL_SOCKET, unix.SO_RCVBUF, o.Window)
+		}
+		if o.TOS > 0 {
+			set(unix.IPPROTO_IP, unix.IP_TOS, o.TOS)
 		}
 		if !tcp {
 			return
@@ -55,4 +65,47 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 		return cerr
 	}
 	return serr
+}
+
+// dialControl is a net.Dialer Control setting DialOptions(ctx) on a TCP
+// socket between socket() and connect(), or nil when there are none.
+func dialControl(ctx context.Context) func(network, address string, c syscall.RawConn) error {
+	o, ok := DialOptions(ctx)
+	if !ok {
+		return nil
+	}
+	return func(_, _ string, c syscall.RawConn) error { return setRaw(c, o, true) }
+}
+
+// linuxListenerMSS sets TCP_MAXSEG on a listening socket, which its
+// connections inherit (0 clears it).
+func linuxListenerMSS(l *net.TCPListener, mss int) error {
+	raw, err := l.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_MAXSEG, mss)
+	}); err != nil {
+		return err
+	}
+	return serr
+}
+
+// linuxBuffers reads SO_SNDBUF and SO_RCVBUF of a host socket (the kernel's
+// doubled values, as 3.12 reports them).
+func linuxBuffers(c syscall.Conn) (snd, rcv int, ok bool) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0, 0, false
+	}
+	var e1, e2 error
+	if err := raw.Control(func(fd uintptr) {
+		snd, e1 = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+		rcv, e2 = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF)
+	}); err != nil || e1 != nil || e2 != nil {
+		return 0, 0, false
+	}
+	return snd, rcv, true
 }

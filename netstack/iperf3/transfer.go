@@ -78,27 +78,32 @@ func (t *transfer) start(streams []*stream, payload []byte, readSize int) {
 
 func (t *transfer) report(err error) { t.post(xferFailed{err}) }
 
-// send writes whole blocks. Under -n each block is reserved from the shared
-// quota first, so all streams together send ceil(n/len) blocks, as iperf3's
-// "bytes_sent >= bytes" check after every block does.
+// send writes whole blocks (with -F the file's short last one too). Under
+// -n each block is reserved from the shared quota first, so all streams
+// together send ceil(n/len) blocks, as iperf3's "bytes_sent >= bytes" check
+// after every block does.
 func (t *transfer) send(st *stream, payload []byte) {
 	defer t.senderDone()
-	size := uint64(len(payload))
+	reserve := uint64(len(payload))
 	w := t.sched.NewWaker()
 	if t.file != nil {
 		payload = append([]byte(nil), payload...)
 	}
 	for !t.stop.Load() {
-		if t.file != nil && !t.file.fill(payload) {
-			return // end of file: the test ends (3.12 sets test->done)
-		}
 		if !t.pacing.green(st.moved.Load(), st.fixedStart, t.clock.NowMonotonic()) {
 			t.pace(w, t.pacing.timer) // -b: iperf3's throttle, as for UDP
 			continue
 		}
-		if t.limit > 0 && t.reserved.Add(size)-size >= t.limit {
+		if t.limit > 0 && t.reserved.Add(reserve)-reserve >= t.limit {
 			return
 		}
+		block := payload
+		if t.file != nil {
+			if block = payload[:t.file.fill(payload)]; len(block) == 0 {
+				return // end of file: the test ends (3.12 sets test->done)
+			}
+		}
+		size := uint64(len(block))
 		// A block counts as sent when it is handed over: a blocking Write
 		// may have passed most of it on before it returns, and the
 		// receiver must never have seen more than the sender reports. A
@@ -106,7 +111,7 @@ func (t *transfer) send(st *stream, payload []byte) {
 		// when the final count was already taken: then the sender reports
 		// at most one block per stream more than it wrote.
 		st.moved.Add(size)
-		n, err := st.conn.Write(payload)
+		n, err := st.conn.Write(block)
 		t.progress.Add(uint64(n))
 		if unwritten := size - uint64(n); unwritten > 0 {
 			st.moved.Add(-unwritten)

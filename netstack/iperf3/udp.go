@@ -220,7 +220,7 @@ func (t *transfer) sendUDP(st *stream, base []byte) {
 			if t.limit > 0 && t.reserved.Add(size)-size >= t.limit {
 				return
 			}
-			if t.file != nil && !t.file.fill(buf) {
+			if t.file != nil && t.file.fill(buf) == 0 {
 				return
 			}
 			putUDPHeader(buf, t.clock.NowMonotonic(), st.udp.nextSeq(), t.counters64)
@@ -319,43 +319,36 @@ var errNoUDP = errors.New("this transport has no UDP sockets")
 // udpDialer picks the UDP dialer for a test whose control connection is
 // ctrl: the one given, the control connection's stack's, or the host's.
 func udpDialer(d DialFunc, ctrl net.Conn) (DialFunc, error) {
-	if d != nil {
-		return d, nil
-	}
-	switch c := ctrl.(type) {
-	case UDPSockets:
-		return c.DialUDPStream, nil
-	case *net.TCPConn:
-		return HostDialUDP, nil
-	}
-	return nil, fail(CodeProtocol, errNoUDP)
+	return udpSocketsFor(d, d != nil, ctrl, func(u UDPSockets) DialFunc { return u.DialUDPStream }, HostDialUDP)
 }
 
-// udpListenerFor is udpDialer's twin for the server.
-func udpListenerFor(l func(context.Context, int) (net.PacketConn, error), ctrl net.Conn) (func(context.Context, int) (net.PacketConn, error), error) {
-	if l != nil {
-		return l, nil
+// udpListenFunc opens the server's UDP socket on a port.
+type udpListenFunc = func(context.Context, int) (net.PacketConn, error)
+
+// udpListenerFor is udpDialer for the server.
+func udpListenerFor(l udpListenFunc, ctrl net.Conn) (udpListenFunc, error) {
+	return udpSocketsFor(l, l != nil, ctrl, func(u UDPSockets) udpListenFunc { return u.ListenUDPStream }, HostListenUDP)
+}
+
+// udpSocketsFor is given if set, else the control connection's stack's
+// (from its UDPSockets) or, over a host socket, host.
+func udpSocketsFor[F any](given F, set bool, ctrl net.Conn, stack func(UDPSockets) F, host F) (F, error) {
+	if set {
+		return given, nil
 	}
 	switch c := ctrl.(type) {
 	case UDPSockets:
-		return c.ListenUDPStream, nil
+		return stack(c), nil
 	case *net.TCPConn:
-		return HostListenUDP, nil
+		return host, nil
 	}
-	return nil, fail(CodeProtocol, errNoUDP)
+	var none F
+	return none, fail(CodeProtocol, errNoUDP)
 }
 
 // HostDialUDP dials UDP with the host's stack, binding LocalPort(ctx) if set.
 func HostDialUDP(ctx context.Context, addr string) (net.Conn, error) {
-	var d net.Dialer
-	if p, ok := LocalPort(ctx); ok {
-		d.LocalAddr = &net.UDPAddr{Port: p}
-	}
-	c, err := d.DialContext(ctx, "udp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("dial udp %s: %w", addr, err)
-	}
-	return c, nil
+	return hostDial(ctx, "udp", func(p int) net.Addr { return &net.UDPAddr{Port: p} }, "dial udp ", addr)
 }
 
 // HostListenUDP opens a host UDP socket on port.

@@ -15,11 +15,7 @@ import (
 // sends short datagrams, and forges set-up messages: the server counts the test's 50 datagrams and
 // every one it dropped, then serves a real client's next test.
 func TestUDPServerSurvivesHostilePeers(t *testing.T) {
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port := splitAddr(ln.Addr())
+	ln, port := loopbackPort(t)
 	var mu sync.Mutex
 	var results []*Result
 	ctx, cancel := context.WithCancel(context.Background())

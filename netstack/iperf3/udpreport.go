@@ -67,8 +67,7 @@ func (s *session) intervalSumUDP(g bool, sumBytes uint64, sum udpTotals, pad str
 	dur, from, to := intervalTimes(s.streams[0])
 	bw := rate(sumBytes, dur)
 	tag := s.tag(g)
-	is := IntervalSum{Start: from, End: to, Seconds: dur, Bytes: sumBytes, BitsPerSecond: bw * 8,
-		Omitted: s.omitting, Sender: g}
+	is := IntervalSum{Span: newSpan(from, to, dur, sumBytes, bw), Omitted: s.omitting, Sender: g}
 	if g {
 		is.IntervalUDP = &IntervalUDP{Packets: sum.packets}
 	} else {
@@ -136,11 +135,13 @@ func (s *session) summarizeGroupUDP(g bool) {
 		totalPackets += packets
 		sendBW := rate(u.sent, senderTime)
 		end.Streams = append(end.Streams, EndStream{UDP: &EndUDP{
-			Socket: st.socket, End: senderTime, Seconds: senderTime, Bytes: u.sent, BitsPerSecond: sendBW * 8,
+			Socket: st.socket, Span: newSpan(0, senderTime, senderTime, u.sent, sendBW),
 			JitterMs: u.jitter * 1000, LostPackets: u.lost, Packets: packets,
 			LostPercent: lostPercent(u.lost, u.senderPkts), OutOfOrder: u.ooo, Sender: g,
-		}})
-		if !(server && !st.sender) {
+		}, DiskFile: s.diskFileJSON(u.sent, u.received)})
+		if server && !st.sender {
+			s.notAvailable(st.socket, reportSender)
+		} else {
 			s.out.printf(formatUDP, st.socket, tag, 0.0, senderTime, formatBytes(float64(u.sent)), formatBits(sendBW),
 				0.0, 0, u.senderPkts, 0.0, reportSender)
 		}
@@ -148,7 +149,9 @@ func (s *session) summarizeGroupUDP(g bool) {
 			s.out.printf(formatOutOfOrder, tag, 0.0, senderTime, u.ooo)
 		}
 		s.diskFileLine(g, u.sent, u.received)
-		if !(server && st.sender) {
+		if server && st.sender {
+			s.notAvailable(st.socket, reportReceiver)
+		} else {
 			recvBW := rate(u.received, receiverTime)
 			s.out.printf(formatUDP, st.socket, tag, 0.0, receiverTime, formatBytes(float64(u.received)), formatBits(recvBW),
 				u.jitter*1000, u.lost, u.receiverPkts, lostPercent(u.lost, u.receiverPkts), reportReceiver)
@@ -165,11 +168,10 @@ func (s *session) summarizeUDPSums(g bool, t udpSummary, totalPackets int64, sen
 	sendBW := rate(t.sent, senderTime)
 	recvBW := rate(t.received, receiverTime)
 	s.setEndSums(g,
-		&EndSum{End: receiverTime, Seconds: receiverTime, Bytes: t.sent, BitsPerSecond: sendBW * 8,
+		&EndSum{Span: newSpan(0, receiverTime, receiverTime, t.sent, sendBW),
 			UDPSum: &UDPSum{JitterMs: t.jitter * 1000, LostPackets: t.lost, Packets: totalPackets, LostPercent: pct}, Sender: g},
-		&EndSum{End: senderTime, Seconds: senderTime, Bytes: t.sent, BitsPerSecond: sendBW * 8,
-			UDPSum: &UDPSum{Packets: t.senderPkts}, Sender: true},
-		&EndSum{End: receiverTime, Seconds: receiverTime, Bytes: t.received, BitsPerSecond: recvBW * 8,
+		&EndSum{Span: newSpan(0, senderTime, senderTime, t.sent, sendBW), UDPSum: &UDPSum{Packets: t.senderPkts}, Sender: true},
+		&EndSum{Span: newSpan(0, receiverTime, receiverTime, t.received, recvBW),
 			UDPSum: &UDPSum{JitterMs: t.jitter * 1000, LostPackets: t.lost, Packets: t.receiverPkts, LostPercent: pct}})
 	if s.params.Parallel <= 1 {
 		return

@@ -5,44 +5,34 @@ import (
 	"testing"
 )
 
-func TestFormatBytes(t *testing.T) {
+// TestFormatUnits: formatBytes (powers of 1024) and formatBits (powers of
+// 1000, of bytes per second times 8), with 3.12's four places.
+func TestFormatUnits(t *testing.T) {
 	tests := []struct {
-		n    float64
-		want string
+		format func(float64) string
+		n      float64
+		want   string
 	}{
-		{0, "0.00 Byte"},
-		{1023, "1023 Byte"},
-		{1024, "1.00 KByte"},
-		{10234, "9.99 KByte"},            // 9.9941 KiB
-		{10235, "10.0 KByte"},            // 9.9951 KiB: at 9.995 the next format takes over
-		{102348, "99.9 KByte"},           // 99.949 KiB
-		{131072, " 128 KByte"},           // "%4.0f": four places
-		{1048576 * 1023.6, "1024 MByte"}, // 1000-1023.x stays in the smaller unit
-		{1506017280, "1.40 GByte"},       // recorded forward run: "1.40 GBytes"
-		{1 << 40, "1.00 TByte"},
+		{formatBytes, 0, "0.00 Byte"},
+		{formatBytes, 1023, "1023 Byte"},
+		{formatBytes, 1024, "1.00 KByte"},
+		{formatBytes, 10234, "9.99 KByte"},            // 9.9941 KiB
+		{formatBytes, 10235, "10.0 KByte"},            // 9.9951 KiB: at 9.995 the next format takes over
+		{formatBytes, 102348, "99.9 KByte"},           // 99.949 KiB
+		{formatBytes, 131072, " 128 KByte"},           // "%4.0f": four places
+		{formatBytes, 1048576 * 1023.6, "1024 MByte"}, // 1000-1023.x stays in the smaller unit
+		{formatBytes, 1506017280, "1.40 GByte"},       // recorded forward run: "1.40 GBytes"
+		{formatBytes, 1 << 40, "1.00 TByte"},
+		{formatBits, 0, "0.00 bit"},
+		{formatBits, 999.0 / 8, " 999 bit"},
+		{formatBits, 1000.0 / 8, "1.00 Kbit"},
+		{formatBits, 118750000, " 950 Mbit"},
+		{formatBits, 125000000, "1.00 Gbit"},
+		{formatBits, 1506017280 / 1.000625, "12.0 Gbit"}, // recorded forward run: "12.0 Gbits/sec"
 	}
-	for _, tc := range tests {
-		if got := formatBytes(tc.n); got != tc.want {
-			t.Errorf("formatBytes(%v) = %q, want %q", tc.n, got, tc.want)
-		}
-	}
-}
-
-func TestFormatBits(t *testing.T) {
-	tests := []struct {
-		bytesPerSec float64
-		want        string
-	}{
-		{0, "0.00 bit"},
-		{999.0 / 8, " 999 bit"},
-		{1000.0 / 8, "1.00 Kbit"},
-		{118750000, " 950 Mbit"},
-		{125000000, "1.00 Gbit"},
-		{1506017280 / 1.000625, "12.0 Gbit"}, // recorded forward run: "12.0 Gbits/sec"
-	}
-	for _, tc := range tests {
-		if got := formatBits(tc.bytesPerSec); got != tc.want {
-			t.Errorf("formatBits(%v) = %q, want %q", tc.bytesPerSec, got, tc.want)
+	for i, tc := range tests {
+		if got := tc.format(tc.n); got != tc.want {
+			t.Errorf("case %d: format(%v) = %q, want %q", i, tc.n, got, tc.want)
 		}
 	}
 }

@@ -157,6 +157,17 @@ type linkRecord struct {
 }
 
 // bring probes, attaches and starts the driver; it records OnLink calls.
+// bringRGMII brings the PHY up for phy-mode rgmii, on the interrupt line when irq,
+// else polled.
+func (b *board) bringRGMII(irq bool) (*PHY, *[]linkRecord) {
+	b.t.Helper()
+	cfg := Config{Interface: "rgmii"}
+	if irq {
+		cfg.IRQ = b.line
+	}
+	return b.bring(cfg)
+}
+
 func (b *board) bring(cfg Config) (*PHY, *[]linkRecord) {
 	b.t.Helper()
 	p, err := Probe(b.bus, b.k, cfg)

@@ -70,17 +70,29 @@ func (m LinkModes) String() string {
 	return strings.Join(parts, " ")
 }
 
-// advToMII is linkmode_adv_to_mii_adv_t: the ANAR bits.
-func advToMII(m LinkModes) uint16 {
-	var v uint16
-	for _, b := range []struct {
-		mode LinkModes
-		bit  uint16
-	}{
+// modeBit pairs a link mode with its bit in an MII register.
+type modeBit struct {
+	mode LinkModes
+	bit  uint16
+}
+
+// The link modes of ANAR (the partner's ANLPAR has the same layout, plus the
+// acknowledge bit), of GBCR and of GBSR.
+var (
+	anarModes = []modeBit{
 		{Link10Half, advertise10Half}, {Link10Full, advertise10Full},
 		{Link100Half, advertise100Half}, {Link100Full, advertise100Full},
 		{LinkPause, advertisePauseCap}, {LinkAsymPause, advertisePauseAsm},
-	} {
+	}
+	anlparModes = append(anarModes[:len(anarModes):len(anarModes)], modeBit{LinkAutoneg, lpaLPAck})
+	gbcrModes   = []modeBit{{Link1000Half, advertise1000Half}, {Link1000Full, advertise1000Full}}
+	gbsrModes   = []modeBit{{Link1000Half, lpa1000Half}, {Link1000Full, lpa1000Full}}
+)
+
+// modesToBits sets the bit of every mode of m that table has.
+func modesToBits(m LinkModes, table []modeBit) uint16 {
+	var v uint16
+	for _, b := range table {
 		if m&b.mode != 0 {
 			v |= b.bit
 		}
@@ -88,45 +100,25 @@ func advToMII(m LinkModes) uint16 {
 	return v
 }
 
-// advToCtrl1000 is linkmode_adv_to_mii_ctrl1000_t: the GBCR bits.
-func advToCtrl1000(m LinkModes) uint16 {
-	var v uint16
-	if m&Link1000Half != 0 {
-		v |= advertise1000Half
-	}
-	if m&Link1000Full != 0 {
-		v |= advertise1000Full
-	}
-	return v
-}
-
-// lpaToModes is mii_lpa_mod_linkmode_lpa_t's result for ANLPAR.
-func lpaToModes(lpa uint16) LinkModes {
+// bitsToModes is the set of modes whose bit v has.
+func bitsToModes(v uint16, table []modeBit) LinkModes {
 	var m LinkModes
-	for _, b := range []struct {
-		bit  uint16
-		mode LinkModes
-	}{
-		{advertise10Half, Link10Half}, {advertise10Full, Link10Full},
-		{advertise100Half, Link100Half}, {advertise100Full, Link100Full},
-		{advertisePauseCap, LinkPause}, {advertisePauseAsm, LinkAsymPause},
-		{lpaLPAck, LinkAutoneg},
-	} {
-		if lpa&b.bit != 0 {
+	for _, b := range table {
+		if v&b.bit != 0 {
 			m |= b.mode
 		}
 	}
 	return m
 }
 
+// advToMII is linkmode_adv_to_mii_adv_t: the ANAR bits.
+func advToMII(m LinkModes) uint16 { return modesToBits(m, anarModes) }
+
+// advToCtrl1000 is linkmode_adv_to_mii_ctrl1000_t: the GBCR bits.
+func advToCtrl1000(m LinkModes) uint16 { return modesToBits(m, gbcrModes) }
+
+// lpaToModes is mii_lpa_mod_linkmode_lpa_t's result for ANLPAR.
+func lpaToModes(lpa uint16) LinkModes { return bitsToModes(lpa, anlparModes) }
+
 // stat1000ToModes is mii_stat1000_mod_linkmode_lpa_t's result for GBSR.
-func stat1000ToModes(v uint16) LinkModes {
-	var m LinkModes
-	if v&lpa1000Half != 0 {
-		m |= Link1000Half
-	}
-	if v&lpa1000Full != 0 {
-		m |= Link1000Full
-	}
-	return m
-}
+func stat1000ToModes(v uint16) LinkModes { return bitsToModes(v, gbsrModes) }

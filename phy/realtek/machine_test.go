@@ -41,11 +41,7 @@ func TestBootToLink(t *testing.T) {
 	for _, tc := range tests {
 		b := newBoard(t, phy.Config{Partner: tc.partner})
 		b.m.Advance(tc.bootAt)
-		cfg := Config{Interface: "rgmii"}
-		if tc.irq {
-			cfg.IRQ = b.line
-		}
-		p, recs := b.bring(cfg)
+		p, recs := b.bringRGMII(tc.irq)
 		if err := p.WaitLink(10 * emu.Second); err != nil {
 			t.Errorf("%s: WaitLink: %v", tc.name, err)
 			continue
@@ -77,11 +73,7 @@ func TestBootToLink(t *testing.T) {
 func TestLinkLossAndReturn(t *testing.T) {
 	for _, irq := range []bool{true, false} {
 		b := newBoard(t, phy.Config{})
-		cfg := Config{Interface: "rgmii"}
-		if irq {
-			cfg.IRQ = b.line
-		}
-		p, recs := b.bring(cfg)
+		p, recs := b.bringRGMII(irq)
 		if err := p.WaitLink(5 * emu.Second); err != nil {
 			t.Fatalf("irq %v: %v", irq, err)
 		}

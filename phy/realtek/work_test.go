@@ -27,11 +27,7 @@ func TestSleepingMDIODiscrete(t *testing.T) {
 		b := newBoard(t, phy.Config{})
 		b.m.Advance(tc.bootAt)
 		b.bus.frame = mdioFrame
-		cfg := Config{Interface: "rgmii"}
-		if irq {
-			cfg.IRQ = b.line
-		}
-		p, recs := b.bring(cfg)
+		p, recs := b.bringRGMII(irq)
 		if err := p.WaitLink(10 * emu.Second); err != nil {
 			t.Fatalf("irq %v: %v", irq, err)
 		}

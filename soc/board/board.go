@@ -71,6 +71,14 @@ func (b Board) MACAddr() net.HardwareAddr { return append(net.HardwareAddr(nil),
 
 func u32(v uint32) *uint32 { return &v }
 
+// dtCell renders an optional one-cell property as a DT source does, or "absent".
+func dtCell(v *uint32) string {
+	if v == nil {
+		return "absent"
+	}
+	return fmt.Sprintf("<%d>", *v)
+}
+
 // strapsInferred: rtl8211f.md §3. RX worked in v5.5, where Linux leaves the PHY's RX
 // delay at its strap and the MAC keeps the boot loader's 2 ns RX adjustment, and
 // 2 + 2 ns was later called breaking: so the RX strap is off (inference). TX strap:
@@ -88,53 +96,50 @@ var boards = map[string]func() Board{
 	// "ARM: dts: meson8b/m2: RGMII improvements" switched to phy-mode "rgmii-id" with
 	// no tx-delay.
 	"odroid-c1": func() Board {
-		return Board{
-			Name: "odroid-c1", Model: "Hardkernel ODROID-C1", SoC: soc.Meson8b, CPU: odroidC1CPU,
-			PHY: "rtl8211f", PHYID: RTL8211FID,
-			DT: DT{PhyMode: "rgmii", TXDelayNS: u32(2), PHYAddr: 0,
-				PHYResetAssertUs: 10000, PHYResetDeassertUs: 30000,
-				Source: "meson8b-odroidc1.dts with the fix series v1 DT patch (tx-delay 2 ns, the fix's " +
-					"clean run); v5.5 had 4 ns, May 2020 switched to rgmii-id"},
+		return rtl8211fBoard(Board{
+			Name: "odroid-c1", Model: "Hardkernel ODROID-C1", SoC: soc.Meson8b,
 			Straps: PHYStraps{Source: srcStraps},
 			MAC:    [6]byte{0x02, 0xad, 0xc1, 0x00, 0x00, 0x01},
-			TX:     txLink(), RX: rxLink(), TXMechanismB: txLinkMechanismB(),
 			Notes: "The board of the fix. v5.4 DT: rgmii + tx-delay 4 ns (pre-fix: 153 Mbit/s, 514 " +
 				"retransmits); fix v1 proposed 2 ns (post-fix: 778 Mbit/s, 0 retransmits); May 2020: rgmii-id.",
-		}
+		}, "meson8b-odroidc1.dts with the fix series v1 DT patch (tx-delay 2 ns, the fix's "+
+			"clean run); v5.5 had 4 ns, May 2020 switched to rgmii-id")
 	},
 	// Tronsmart MXIII Plus: the same PHY and the same DT history as the Odroid-C1
 	// (v5.5 rgmii + 4 ns, fix v1 proposed 2 ns, later rgmii-id).
 	"mxiii-plus": func() Board {
-		return Board{
-			Name: "mxiii-plus", Model: "Tronsmart MXIII Plus", SoC: soc.Meson8m2, CPU: odroidC1CPU,
-			PHY: "rtl8211f", PHYID: RTL8211FID,
-			DT: DT{PhyMode: "rgmii", TXDelayNS: u32(2), PHYAddr: 0,
-				PHYResetAssertUs: 10000, PHYResetDeassertUs: 30000,
-				Source: "meson8m2-mxiii-plus.dts with the fix series v1 DT patch (2 ns); v5.5 had 4 ns, " +
-					"later rgmii-id"},
+		return rtl8211fBoard(Board{
+			Name: "mxiii-plus", Model: "Tronsmart MXIII Plus", SoC: soc.Meson8m2,
 			Straps: PHYStraps{Source: srcStraps + "; assumed equal to the Odroid-C1"},
 			MAC:    [6]byte{0x02, 0xad, 0x82, 0x00, 0x00, 0x01},
-			TX:     txLink(), RX: rxLink(), TXMechanismB: txLinkMechanismB(),
 			Notes: "Meson8m2 TV box, same PHY and MPLL2-fed TX clock as the Odroid-C1. Link parameters " +
 				"are the Odroid-C1 values (ASSUMPTION: no measurement of this board).",
-		}
+		}, "meson8m2-mxiii-plus.dts with the fix series v1 DT patch (2 ns); v5.5 had 4 ns, "+
+			"later rgmii-id")
 	},
 	// Hardkernel ODROID-C2 (GXBB): rgmii + 2 ns in v5.5 already; its TX clock comes
 	// from fclk_div2 (1 GHz / 4), so it never showed the bug.
 	"odroid-c2": func() Board {
-		return Board{
-			Name: "odroid-c2", Model: "Hardkernel ODROID-C2", SoC: soc.GXBB, CPU: odroidC1CPU,
-			PHY: "rtl8211f", PHYID: RTL8211FID,
-			DT: DT{PhyMode: "rgmii", TXDelayNS: u32(2), PHYAddr: 0,
-				PHYResetAssertUs: 10000, PHYResetDeassertUs: 30000,
-				Source: "meson-gxbb-odroidc2.dts (v5.5): rgmii, tx-delay 2 ns"},
+		return rtl8211fBoard(Board{
+			Name: "odroid-c2", Model: "Hardkernel ODROID-C2", SoC: soc.GXBB,
 			Straps: PHYStraps{Source: srcStraps + "; assumed equal to the Odroid-C1"},
 			MAC:    [6]byte{0x02, 0xad, 0xc2, 0x00, 0x00, 0x01},
-			TX:     txLink(), RX: rxLink(), TXMechanismB: txLinkMechanismB(),
 			Notes: "GXBB: m250_sel runs from fclk_div2 (1 GHz, m250_div 4) with either driver variant, " +
 				"so the pre-fix bug does not occur. Link parameters are the Odroid-C1 values (ASSUMPTION).",
-		}
+		}, "meson-gxbb-odroidc2.dts (v5.5): rgmii, tx-delay 2 ns")
 	},
+}
+
+// rtl8211fBoard completes a board of the three, which share the RTL8211F at MDIO
+// address 0 with its reset timing, a DT of rgmii + 2 ns (dtSource says from which
+// tree), the CPU model and the Odroid-C1's link parameters.
+func rtl8211fBoard(b Board, dtSource string) Board {
+	b.CPU = odroidC1CPU
+	b.PHY, b.PHYID = "rtl8211f", RTL8211FID
+	b.DT = DT{PhyMode: "rgmii", TXDelayNS: u32(2), PHYAddr: 0,
+		PHYResetAssertUs: 10000, PHYResetDeassertUs: 30000, Source: dtSource}
+	b.TX, b.RX, b.TXMechanismB = txLink(), rxLink(), txLinkMechanismB()
+	return b
 }
 
 // Names lists the known boards, sorted.
@@ -161,16 +166,8 @@ func (b Board) Describe() string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s: %s, SoC %v, PHY %s (%#08x) at MDIO %d, MAC %v\n",
 		b.Name, b.Model, b.SoC, b.PHY, b.PHYID, b.DT.PHYAddr, b.MACAddr())
-	tx := "absent"
-	if b.DT.TXDelayNS != nil {
-		tx = fmt.Sprintf("<%d>", *b.DT.TXDelayNS)
-	}
-	rx := "absent"
-	if b.DT.RXDelayNS != nil {
-		rx = fmt.Sprintf("<%d>", *b.DT.RXDelayNS)
-	}
 	fmt.Fprintf(&s, "  dt: phy-mode = %q, amlogic,tx-delay-ns = %s, amlogic,rx-delay-ns = %s  [%s]\n",
-		b.DT.PhyMode, tx, rx, b.DT.Source)
+		b.DT.PhyMode, dtCell(b.DT.TXDelayNS), dtCell(b.DT.RXDelayNS), b.DT.Source)
 	fmt.Fprintf(&s, "  phy straps: tx delay %v, rx delay %v  [%s]\n", b.Straps.TXDelay, b.Straps.RXDelay, b.Straps.Source)
 	for _, l := range []Link{b.TX, b.RX} {
 		fmt.Fprintf(&s, "  %s:\n", l.Direction)

@@ -327,22 +327,9 @@ func checkOpsSanity(name string, ops Ops, numParents int) error {
 // it is critical, and then gives every orphan that can now find its parent that
 // parent.
 func (fw *Framework) Register(init Init, ops Ops) (*Clock, error) {
-	if err := init.validate(); err != nil {
-		return nil, fmt.Errorf("register clock: %w", err)
-	}
-	if ops == nil {
-		return nil, fmt.Errorf("register %s: no ops: %w", init.Name, ErrInvalid)
-	}
-	if s, ok := ops.(opsSelector); ok {
-		ops = s.selectOps()
-	}
-	if v, ok := ops.(Validator); ok {
-		if err := v.Validate(); err != nil {
-			return nil, fmt.Errorf("register %s: %w", init.Name, err)
-		}
-	}
-	if err := checkOpsSanity(init.Name, ops, len(init.ParentNames)); err != nil {
-		return nil, fmt.Errorf("register: %w", err)
+	ops, err := checkRegistration(init, ops)
+	if err != nil {
+		return nil, err
 	}
 
 	fw.mu.Lock()
@@ -372,6 +359,46 @@ func (fw *Framework) Register(init Init, ops Ops) (*Clock, error) {
 	if fw.opErr != nil {
 		return nil, fw.finish(fmt.Errorf("register %s: read parent", c.name))
 	}
+	fw.link(c)
+	fw.initRate(c)
+	if err := fw.enableCritical(c); err != nil {
+		fw.drop(c)
+		return nil, fw.finish(err)
+	}
+	if fw.opErr != nil {
+		fw.drop(c)
+		return nil, fw.finish(fmt.Errorf("register %s", c.name))
+	}
+	fw.reparentOrphans()
+	return c, fw.finish(nil)
+}
+
+// checkRegistration validates a clock before the framework is locked and returns the
+// ops it will run (a selector's choice).
+func checkRegistration(init Init, ops Ops) (Ops, error) {
+	if err := init.validate(); err != nil {
+		return nil, fmt.Errorf("register clock: %w", err)
+	}
+	if ops == nil {
+		return nil, fmt.Errorf("register %s: no ops: %w", init.Name, ErrInvalid)
+	}
+	if s, ok := ops.(opsSelector); ok {
+		ops = s.selectOps()
+	}
+	if v, ok := ops.(Validator); ok {
+		if err := v.Validate(); err != nil {
+			return nil, fmt.Errorf("register %s: %w", init.Name, err)
+		}
+	}
+	if err := checkOpsSanity(init.Name, ops, len(init.ParentNames)); err != nil {
+		return nil, fmt.Errorf("register: %w", err)
+	}
+	return ops, nil
+}
+
+// link puts a new clock under its parent, among the roots, or among the orphans, and
+// makes it findable by name; unlink and drop undo it.
+func (fw *Framework) link(c *Clock) {
 	switch {
 	case c.parent != nil:
 		c.parent.children = prepend(c.parent.children, c)
@@ -383,32 +410,34 @@ func (fw *Framework) Register(init Init, ops Ops) (*Clock, error) {
 		c.orphan = true
 	}
 	fw.byName[c.name] = c
+}
 
+// initRate caches a new clock's accuracy and rate: its .recalc_rate, or its parent's
+// rate without one.
+func (fw *Framework) initRate(c *Clock) {
 	fw.recalcAccuracy(c)
-	if _, ok := ops.(RateRecalcer); ok {
+	if _, ok := c.ops.(RateRecalcer); ok {
 		c.rate = fw.recalc(c, getRateNolock(c.parent))
 	} else if c.parent != nil {
 		c.rate = c.parent.rate
 	}
 	c.reqRate = c.rate
+}
 
-	if c.flags&IsCritical != 0 {
-		if err := fw.prepare(c); err != nil {
-			fw.drop(c)
-			return nil, fw.finish(fmt.Errorf("register %s: prepare critical clock: %w", c.name, err))
-		}
-		if err := fw.enable(c); err != nil {
-			fw.unprepare(c)
-			fw.drop(c)
-			return nil, fw.finish(fmt.Errorf("register %s: enable critical clock: %w", c.name, err))
-		}
+// enableCritical prepares and enables a CLK_IS_CRITICAL clock; on failure nothing of
+// it stays prepared or enabled.
+func (fw *Framework) enableCritical(c *Clock) error {
+	if c.flags&IsCritical == 0 {
+		return nil
 	}
-	if fw.opErr != nil {
-		fw.drop(c)
-		return nil, fw.finish(fmt.Errorf("register %s", c.name))
+	if err := fw.prepare(c); err != nil {
+		return fmt.Errorf("register %s: prepare critical clock: %w", c.name, err)
 	}
-	fw.reparentOrphans()
-	return c, fw.finish(nil)
+	if err := fw.enable(c); err != nil {
+		fw.unprepare(c)
+		return fmt.Errorf("register %s: enable critical clock: %w", c.name, err)
+	}
+	return nil
 }
 
 // drop undoes a failed registration (the `unlock:` path of __clk_core_init).
@@ -437,15 +466,9 @@ func (fw *Framework) reparentOrphans() {
 // become orphans, every cached reference to it is dropped and later calls with it
 // fail with ErrNoDevice. Unlike Linux, the children are moved to the orphan list
 // directly rather than through clk_set_parent(child, NULL).
-func (fw *Framework) Unregister(c *Clock) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if c == nil {
-		return nil
-	}
-	if err := fw.check(c); err != nil {
-		return err
-	}
+func (fw *Framework) Unregister(c *Clock) error { return fw.locked(c, fw.unregister) }
+
+func (fw *Framework) unregister(c *Clock) error {
 	if c.prepareCount > 0 {
 		fw.warnf("unregistering prepared clock: %s", c.name)
 	}
@@ -461,5 +484,5 @@ func (fw *Framework) Unregister(c *Clock) error {
 		}
 	}
 	fw.drop(c)
-	return fw.finish(nil)
+	return nil
 }

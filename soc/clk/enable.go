@@ -166,65 +166,45 @@ func (fw *Framework) restoreProtect(c *Clock, n uint32) {
 }
 
 // Prepare is clk_prepare.
-func (fw *Framework) Prepare(c *Clock) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if err := fw.check(c); err != nil {
-		return err
-	}
-	return fw.finish(fw.prepare(c))
-}
+func (fw *Framework) Prepare(c *Clock) error { return fw.locked(c, fw.prepare) }
 
 // Unprepare is clk_unprepare.
-func (fw *Framework) Unprepare(c *Clock) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if err := fw.check(c); err != nil {
-		return err
-	}
-	fw.unprepare(c)
-	return fw.finish(nil)
-}
+func (fw *Framework) Unprepare(c *Clock) error { return fw.locked(c, noError(fw.unprepare)) }
 
 // Enable is clk_enable: the clock must be prepared (else ErrShutdown).
-func (fw *Framework) Enable(c *Clock) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if err := fw.check(c); err != nil {
-		return err
-	}
-	return fw.finish(fw.enable(c))
-}
+func (fw *Framework) Enable(c *Clock) error { return fw.locked(c, fw.enable) }
 
 // Disable is clk_disable.
-func (fw *Framework) Disable(c *Clock) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if err := fw.check(c); err != nil {
-		return err
-	}
-	fw.disable(c)
-	return fw.finish(nil)
-}
+func (fw *Framework) Disable(c *Clock) error { return fw.locked(c, noError(fw.disable)) }
 
 // PrepareEnable is clk_prepare_enable: prepare and enable the clock and, up the
 // chain, every parent that is not yet.
-func (fw *Framework) PrepareEnable(c *Clock) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if err := fw.check(c); err != nil {
-		return err
-	}
-	return fw.finish(fw.prepareEnable(c))
-}
+func (fw *Framework) PrepareEnable(c *Clock) error { return fw.locked(c, fw.prepareEnable) }
 
 // DisableUnprepare is clk_disable_unprepare.
 func (fw *Framework) DisableUnprepare(c *Clock) error {
+	return fw.locked(c, noError(fw.disableUnprepare))
+}
+
+// locked runs op on a checked clock under the framework lock and returns op's error
+// together with what the clock ops noted meanwhile (finish). A nil clock is a no-op,
+// as Linux's NULL clk.
+func (fw *Framework) locked(c *Clock, op func(*Clock) error) error {
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
+	if c == nil {
+		return nil
+	}
 	if err := fw.check(c); err != nil {
 		return err
 	}
-	fw.disableUnprepare(c)
-	return fw.finish(nil)
+	return fw.finish(op(c))
+}
+
+// noError adapts an operation that cannot fail to locked.
+func noError(op func(*Clock)) func(*Clock) error {
+	return func(c *Clock) error {
+		op(c)
+		return nil
+	}
 }

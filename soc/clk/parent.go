@@ -69,18 +69,12 @@ func (fw *Framework) setParentNolock(c, parent *Clock) error {
 // SetParent is clk_set_parent: switch a mux to parent (which must be one of its
 // possible parents) and recompute the rates below it.
 func (fw *Framework) SetParent(c, parent *Clock) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if c == nil {
-		return nil
-	}
-	if err := fw.check(c); err != nil {
-		return err
-	}
-	if err := fw.check(parent); err != nil {
-		return err
-	}
-	return fw.finish(fw.setParentNolock(c, parent))
+	return fw.locked(c, func(c *Clock) error {
+		if err := fw.check(parent); err != nil {
+			return err
+		}
+		return fw.setParentNolock(c, parent)
+	})
 }
 
 // GetParent is clk_get_parent: the current parent, nil for a root or an orphan.

@@ -229,40 +229,41 @@ func TestOrphanAtRegistration(t *testing.T) {
 	}
 }
 
-// The design's honesty test: give the fixed variant the pre-fix divider flags
-// instead of its table and the framework picks m250_div = 1 again.
-func TestFixedWithPreFixFlagsIsPreFix(t *testing.T) {
-	def, err := Fixed.M250Div()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pre, _ := PreFix.M250Div()
-	def.Table = nil
-	def.Flags = pre.Flags
-	m := newMachine(t, meson.Meson8b, bootPrgEth0)
-	cfg := m.config(Fixed, "rgmii", ns(4))
-	cfg.M250Div = &def
-	g, err := Probe(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.check(t, g, want{"mpll2", 249999701, 1, 124999850, 0x74c1, 0x000acccd})
-}
-
-// Deleting only the table (flags ALLOW_ZERO | ROUND_CLOSEST, no ONE_BASED) makes
-// the divisor val + 1: the framework still picks divisor 1 from the 250 MHz
-// MPLL2, written as field value 0.
+// The fixed variant without its table. The design's honesty test: with the pre-fix
+// divider flags instead the framework picks m250_div = 1 again. With its own flags
+// (ALLOW_ZERO | ROUND_CLOSEST, no ONE_BASED) the divisor is val + 1: the framework
+// still picks divisor 1 from the 250 MHz MPLL2, written as field value 0.
 func TestFixedWithoutTable(t *testing.T) {
-	def, _ := Fixed.M250Div()
-	def.Table = nil
-	m := newMachine(t, meson.Meson8b, bootPrgEth0)
-	cfg := m.config(Fixed, "rgmii", ns(4))
-	cfg.M250Div = &def
-	g, err := Probe(cfg)
+	fixed, err := Fixed.M250Div()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.check(t, g, want{"mpll2", 249999701, 0, 124999850, 0x7441, 0x000acccd})
+	pre, err := PreFix.M250Div()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		flags clk.DividerFlags
+		want  want
+	}{
+		{"pre-fix flags: pre-fix divider", pre.Flags, want{"mpll2", 249999701, 1, 124999850, 0x74c1, 0x000acccd}},
+		{"own flags", fixed.Flags, want{"mpll2", 249999701, 0, 124999850, 0x7441, 0x000acccd}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			def := fixed
+			def.Table, def.Flags = nil, tt.flags
+			m := newMachine(t, meson.Meson8b, bootPrgEth0)
+			cfg := m.config(Fixed, "rgmii", ns(4))
+			cfg.M250Div = &def
+			g, err := Probe(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.check(t, g, tt.want)
+		})
+	}
 }
 
 func TestPhyModes(t *testing.T) {

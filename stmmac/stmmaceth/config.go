@@ -1,6 +1,7 @@
 package stmmaceth
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
 
@@ -126,33 +127,15 @@ func DefaultConfig(ramStart, ramSize uint32, mac ether.MAC) Config {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Base == 0 {
-		c.Base = DefaultBase
-	}
-	if c.TxRingSize == 0 {
-		c.TxRingSize = DefaultTxRingSize
-	}
-	if c.RxRingSize == 0 {
-		c.RxRingSize = DefaultRxRingSize
-	}
-	if c.BufSize == 0 {
-		c.BufSize = DefaultBufSize
-	}
-	if c.TxCoalFrames == 0 {
-		c.TxCoalFrames = DefaultTxCoalFrames
-	}
-	if c.TxCoalTimerUs == 0 {
-		c.TxCoalTimerUs = DefaultTxCoalTimerUs
-	}
-	if c.RIWT == 0 {
-		c.RIWT = DefaultRIWT
-	}
-	if c.NAPIBudget == 0 {
-		c.NAPIBudget = DefaultNAPIBudget
-	}
-	if c.NetdevBudget == 0 {
-		c.NetdevBudget = DefaultNetdevBudget
-	}
+	c.Base = cmp.Or(c.Base, DefaultBase)
+	c.TxRingSize = cmp.Or(c.TxRingSize, DefaultTxRingSize)
+	c.RxRingSize = cmp.Or(c.RxRingSize, DefaultRxRingSize)
+	c.BufSize = cmp.Or(c.BufSize, DefaultBufSize)
+	c.TxCoalFrames = cmp.Or(c.TxCoalFrames, DefaultTxCoalFrames)
+	c.TxCoalTimerUs = cmp.Or(c.TxCoalTimerUs, DefaultTxCoalTimerUs)
+	c.RIWT = cmp.Or(c.RIWT, DefaultRIWT)
+	c.NAPIBudget = cmp.Or(c.NAPIBudget, DefaultNAPIBudget)
+	c.NetdevBudget = cmp.Or(c.NetdevBudget, DefaultNetdevBudget)
 	return c
 }
 

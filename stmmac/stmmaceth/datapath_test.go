@@ -97,10 +97,10 @@ func TestXmitRejects(t *testing.T) {
 	}
 }
 
-// TestRingFull stalls the TX DMA: a 64-entry ring takes 63-18 = 45 frames before
-// the queue stops (Linux stops at MAX_SKB_FRAGS+1 free); the next Xmit is busy, a
-// blocked Transmit resumes once TX clean has freed more than a quarter of the ring.
-func TestRingFull(t *testing.T) {
+// fullRingRig is an open device whose TX DMA stalls, with frames 0..44 of 100 bytes
+// queued on a 64-entry ring: as many as it takes before the queue stops.
+func fullRingRig(t *testing.T) *fakeRig {
+	t.Helper()
 	r := newFakeRig(t, func(c *Config) { c.TxRingSize = 64 })
 	r.up(t)
 	r.lock(func() { r.mac.txStalled = true })
@@ -109,6 +109,14 @@ func TestRingFull(t *testing.T) {
 			t.Fatalf("Xmit %d: %v", i, err)
 		}
 	}
+	return r
+}
+
+// TestRingFull stalls the TX DMA: a 64-entry ring takes 63-18 = 45 frames before
+// the queue stops (Linux stops at MAX_SKB_FRAGS+1 free); the next Xmit is busy, a
+// blocked Transmit resumes once TX clean has freed more than a quarter of the ring.
+func TestRingFull(t *testing.T) {
+	r := fullRingRig(t)
 	if err := r.drv.Xmit(testFrame(100, 45)); !errors.Is(err, ErrRingFull) {
 		t.Fatalf("Xmit 46 = %v, want ErrRingFull", err)
 	}
@@ -143,14 +151,7 @@ func TestRingFull(t *testing.T) {
 // TestCloseWakesTransmit: a Transmit blocked on a full ring returns ErrClosed
 // when the device closes.
 func TestCloseWakesTransmit(t *testing.T) {
-	r := newFakeRig(t, func(c *Config) { c.TxRingSize = 64 })
-	r.up(t)
-	r.lock(func() { r.mac.txStalled = true })
-	for i := range 45 {
-		if err := r.drv.Xmit(testFrame(100, i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := fullRingRig(t)
 	wake := r.drv.TxWake()
 	done := make(chan error)
 	go func() { done <- r.drv.Transmit(testFrame(100, 45)) }()

@@ -74,30 +74,27 @@ func (f *fakeMAC) ReadReg(off uint32) uint32 {
 	return v
 }
 
+// readBusy reads a register whose busy bit clears by itself: the read after *left
+// more reads of it set runs done first (a negative *left: the bit never clears).
+func (f *fakeMAC) readBusy(off, busy uint32, left *int, done func()) uint32 {
+	v := f.regs[off]
+	if v&busy != 0 && *left >= 0 {
+		if *left == 0 {
+			done()
+			v = f.regs[off]
+		} else {
+			*left--
+		}
+	}
+	return v
+}
+
 func (f *fakeMAC) read(off uint32) uint32 {
 	switch off {
 	case dmaBusMode:
-		v := f.regs[off]
-		if v&dmaBusModeSftReset != 0 && f.swrLeft >= 0 {
-			if f.swrLeft == 0 {
-				f.reset()
-				v = f.regs[off]
-			} else {
-				f.swrLeft--
-			}
-		}
-		return v
+		return f.readBusy(off, dmaBusModeSftReset, &f.swrLeft, f.reset)
 	case gmacMIIAddr:
-		v := f.regs[off]
-		if v&miiBusy != 0 && f.gbLeft >= 0 {
-			if f.gbLeft == 0 {
-				f.finishMDIO()
-				v = f.regs[off]
-			} else {
-				f.gbLeft--
-			}
-		}
-		return v
+		return f.readBusy(off, miiBusy, &f.gbLeft, f.finishMDIO)
 	case dmaStatus:
 		return f.csr5()
 	case dmaHWFeature:

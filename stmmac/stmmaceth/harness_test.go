@@ -37,7 +37,16 @@ func newFakeRig(t testing.TB, edit func(*Config)) *fakeRig {
 	if err := m.Bus().Map(DefaultBase, 0x2000, f); err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig(testRAMBase, testRAMSize, testMAC)
+	r := &fakeRig{m: m, ram: ram, irq: irq, mac: f}
+	r.drv = newTestDriver(t, m, irq, testRAMBase, testRAMSize, edit, &r.rx)
+	return r
+}
+
+// newTestDriver is a driver on m whose rings and buffers go in the size bytes of
+// RAM at base, configured by edit (may be nil), keeping what it receives in *rx.
+func newTestDriver(t testing.TB, m *emu.Machine, irq *emu.IRQ, base, size uint32, edit func(*Config), rx *[][]byte) *Driver {
+	t.Helper()
+	cfg := DefaultConfig(base, size, testMAC)
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -45,21 +54,30 @@ func newFakeRig(t testing.TB, edit func(*Config)) *fakeRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &fakeRig{m: m, ram: ram, irq: irq, mac: f, drv: d}
-	d.SetReceiver(func(b []byte) { r.rx = append(r.rx, append([]byte(nil), b...)) })
-	return r
+	d.SetReceiver(func(b []byte) { *rx = append(*rx, append([]byte(nil), b...)) })
+	return d
 }
 
 // up probes and opens the driver and brings the link up at 1000 full.
 func (r *fakeRig) up(t testing.TB) {
 	t.Helper()
-	if err := r.drv.Probe(); err != nil {
+	openAt1000(t, r.drv, nil)
+}
+
+// openAt1000 probes and opens d and brings its link up at 1000 Mbit/s full duplex,
+// once hwLinkUp (may be nil) has brought up the hardware's side of the link.
+func openAt1000(t testing.TB, d *Driver, hwLinkUp func()) {
+	t.Helper()
+	if err := d.Probe(); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.drv.Open(); err != nil {
+	if err := d.Open(); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.drv.LinkUp(1000, true); err != nil {
+	if hwLinkUp != nil {
+		hwLinkUp()
+	}
+	if err := d.LinkUp(1000, true); err != nil {
 		t.Fatal(err)
 	}
 }

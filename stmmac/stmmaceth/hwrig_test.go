@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"mesonemu/emu"
-	"mesonemu/kernel"
 	"mesonemu/mdio"
 	"mesonemu/stmmac"
 )
@@ -60,16 +59,7 @@ func newHWRig(t testing.TB, edit func(*Config)) *hwRig {
 			m.After(0, func() { r.outcomes = append(r.outcomes, r.mac.Receive(cp)) })
 		}
 	})
-	cfg := DefaultConfig(hwDrvRegion, hwDrvSize, testMAC)
-	if edit != nil {
-		edit(&cfg)
-	}
-	d, err := New(cfg, kernel.New(m, m.Bus(), r.irq), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.drv = d
-	d.SetReceiver(func(b []byte) { r.rx = append(r.rx, append([]byte(nil), b...)) })
+	r.drv = newTestDriver(t, m, r.irq, hwDrvRegion, hwDrvSize, edit, &r.rx)
 	return r
 }
 
@@ -77,18 +67,11 @@ func newHWRig(t testing.TB, edit func(*Config)) *hwRig {
 // of the link too: the MAC's RGMII status).
 func (r *hwRig) up(t testing.TB) {
 	t.Helper()
-	if err := r.drv.Probe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.drv.Open(); err != nil {
-		t.Fatal(err)
-	}
-	r.m.Lock()
-	r.mac.SetLinkState(true, 1000, true)
-	r.m.Unlock()
-	if err := r.drv.LinkUp(1000, true); err != nil {
-		t.Fatal(err)
-	}
+	openAt1000(t, r.drv, func() {
+		r.m.Lock()
+		r.mac.SetLinkState(true, 1000, true)
+		r.m.Unlock()
+	})
 }
 
 // receiveWire hands frame (FCS appended) to the MAC as if it came from the wire.

@@ -29,12 +29,8 @@ func (d *Driver) rxHarvest(limit int) int {
 	for count < limit {
 		entry := d.rxCur
 		desc := d.layout.RxDesc + uint32(entry*descSize)
-		r0, err := d.bus.Read32(desc + des0)
-		if err != nil {
-			d.noteAsync(fmt.Errorf("stmmac rx: read RX descriptor %d: %w", entry, err))
-			break
-		}
-		if r0&rdes0OWN != 0 {
+		r0, ok := d.returned(desc, rdes0OWN, "stmmac rx: read RX descriptor", entry)
+		if !ok {
 			break
 		}
 		count++

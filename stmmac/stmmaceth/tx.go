@@ -206,12 +206,8 @@ func (d *Driver) txClean(budget int) int {
 	entry, count := d.txDirty, 0
 	for entry != d.txCur && count < budget {
 		desc := d.layout.TxDesc + uint32(entry*descSize)
-		t0, err := d.bus.Read32(desc + des0)
-		if err != nil {
-			d.noteAsync(fmt.Errorf("stmmac tx clean: read TX descriptor %d: %w", entry, err))
-			break
-		}
-		if t0&tdes0OWN != 0 {
+		t0, ok := d.returned(desc, tdes0OWN, "stmmac tx clean: read TX descriptor", entry)
+		if !ok {
 			break
 		}
 		count++
@@ -244,6 +240,18 @@ func (d *Driver) txClean(budget int) int {
 		d.armTxTimer(10)
 	}
 	return count
+}
+
+// returned reads word 0 of descriptor entry (at desc) and reports whether the DMA
+// has given it back (own clear). A failed read is noted, prefixed with what, and
+// ends the ring walk as a descriptor still owned would.
+func (d *Driver) returned(desc, own uint32, what string, entry int) (uint32, bool) {
+	v, err := d.bus.Read32(desc + des0)
+	if err != nil {
+		d.noteAsync(fmt.Errorf("%s %d: %w", what, entry, err))
+		return 0, false
+	}
+	return v, v&own == 0
 }
 
 // txStatusError is ndesc_get_tx_status for a completed last segment: count the
