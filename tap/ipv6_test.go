@@ -1,7 +1,6 @@
 package tap
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -60,21 +59,8 @@ func TestInteropIPv6HostClientBoardServer(t *testing.T) {
 	for _, tc := range interop6Cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ns, ctx := interop6NS(t)
-			var cout, cerr bytes.Buffer
-			var cliErr error
-			done := make(chan struct{})
-			r := runBoard(ctx, ns, fixedBoard, "", []string{"-s", "-6", "-1", "-J"}, func() {
-				defer close(done)
-				cli := ns.exec(ctx, 20*time.Second, "iperf3", append([]string{"-6", "-c", boardIP6}, tc.argsWith("")...)...)
-				cli.Stdout, cli.Stderr = &cout, &cerr
-				cliErr = cli.Run()
-			})
-			<-done
-			boardOK(t, r)
-			if cliErr != nil {
-				t.Fatalf("Debian iperf3 client: %v\n%s\n%s", cliErr, cerr.String(), cout.String())
-			}
-			client, server := parseDoc(t, "client", cout.Bytes()), parseDoc(t, "board server", r.stdout.Bytes())
+			client, server, r := hostClientBoardServerWith(t, ns, ctx, "", []string{"-s", "-6", "-1", "-J"},
+				append([]string{"-6", "-c", boardIP6}, tc.argsWith("")...))
 			checkAgree(t, tc, client, server)
 			checkIPv6Connected(t, "client", client, hostIP6, boardIP6)
 			checkIPv6Connected(t, "board server", server, boardIP6, hostIP6)
@@ -93,20 +79,7 @@ func TestInteropIPv6BoardClientHostServer(t *testing.T) {
 	for _, tc := range interop6Cases[:1] {
 		t.Run(tc.name, func(t *testing.T) {
 			ns, ctx := interop6NS(t)
-			srv := ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP6)
-			var sout, serr bytes.Buffer
-			srv.Stdout, srv.Stderr = &sout, &serr
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			ns.waitListening(ctx, 5201)
-			r := runBoard(ctx, ns, fixedBoard, "", append([]string{"-c", hostIP6}, tc.argsWith("")...), nil)
-			werr := srv.Wait()
-			boardOK(t, r)
-			if werr != nil {
-				t.Fatalf("Debian iperf3 server: %v\n%s\n%s", werr, serr.String(), sout.String())
-			}
-			client, server := parseDoc(t, "board client", r.stdout.Bytes()), parseDoc(t, "Debian server", sout.Bytes())
+			client, server := boardClientHostServerAt(t, ns, ctx, "", hostIP6, tc.argsWith(""))
 			checkAgree(t, tc, client, server)
 			checkIPv6Connected(t, "board client", client, boardIP6, hostIP6)
 			checkIPv6Connected(t, "Debian server", server, hostIP6, boardIP6)
