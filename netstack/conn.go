@@ -251,9 +251,10 @@ func parseHostPort(addr string) (tcpip.FullAddress, error) {
 		return tcpip.FullAddress{}, fmt.Errorf("address %q: %w", addr, err)
 	}
 	ip, err := netip.ParseAddr(host)
-	if err != nil || !ip.Is4() {
-		return tcpip.FullAddress{}, fmt.Errorf("address %q: not an IPv4 address", addr)
+	if err != nil || ip.Zone() != "" {
+		return tcpip.FullAddress{}, fmt.Errorf("address %q: not an IPv4 or IPv6 address", addr)
 	}
+	ip = ip.Unmap()
 	p, err := strconv.ParseUint(port, 10, 16)
 	if err != nil {
 		return tcpip.FullAddress{}, fmt.Errorf("address %q: bad port", addr)
@@ -273,8 +274,12 @@ func (h *Host) DialFrom(ctx context.Context, localPort uint16, addr string) (net
 	if err != nil {
 		return nil, err
 	}
+	proto, err := h.dialProto(remote)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
 	wq := new(waiter.Queue)
-	ep, terr := h.Stack.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, wq)
+	ep, terr := h.Stack.NewEndpoint(tcp.ProtocolNumber, proto, wq)
 	if terr != nil {
 		return nil, fmt.Errorf("dial %s: %s", addr, terr)
 	}
@@ -332,12 +337,28 @@ type Listener struct {
 	addr net.Addr
 }
 
-// Listen opens a TCP listener on the host's address and port.
-func (h *Host) Listen(port uint16) (*Listener, error) {
+// Listen opens a TCP listener on the host's address and port: IPv4, or
+// dual-stack on a host with IPv6 (ListenNet "tcp").
+func (h *Host) Listen(port uint16) (*Listener, error) { return h.ListenNet("tcp", port) }
+
+// ListenNet is Listen for one network: "tcp", "tcp4" or "tcp6" (IPv6 only,
+// as iperf3 -6 listens).
+func (h *Host) ListenNet(network string, port uint16) (*Listener, error) {
+	f, err := parseFamily(network)
+	if err != nil {
+		return nil, fmt.Errorf("listen :%d: %w", port, err)
+	}
+	proto, v6only, err := h.listenEndpoint(f)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s :%d: %w", network, port, err)
+	}
 	wq := new(waiter.Queue)
-	ep, terr := h.Stack.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, wq)
+	ep, terr := h.Stack.NewEndpoint(tcp.ProtocolNumber, proto, wq)
 	if terr != nil {
 		return nil, fmt.Errorf("listen :%d: %s", port, terr)
+	}
+	if proto != ipv4.ProtocolNumber {
+		ep.SocketOptions().SetV6Only(v6only)
 	}
 	if terr := ep.Bind(tcpip.FullAddress{NIC: 1, Port: port}); terr != nil {
 		ep.Close()
@@ -348,7 +369,7 @@ func (h *Host) Listen(port uint16) (*Listener, error) {
 		return nil, fmt.Errorf("listen :%d: %s", port, terr)
 	}
 	l := &Listener{socket: socket{h: h, ep: ep, wq: wq}, w: h.m.NewWaker(),
-		addr: &net.TCPAddr{IP: h.addr.Addr().AsSlice(), Port: int(port)}}
+		addr: &net.TCPAddr{IP: h.listenAddr(proto).AsSlice(), Port: int(port)}}
 	l.entry = waiter.NewFunctionEntry(waiter.ReadableEvents|waiter.EventHUp|waiter.EventErr, func(waiter.EventMask) { l.w.Wake() })
 	wq.EventRegister(&l.entry)
 	return l, nil

@@ -30,6 +30,9 @@ type HostConfig struct {
 	CC      string // "cubic" or "reno"
 	NIC     FrameNIC
 	Seeded  int64 // seed of every random source of the stack (ports, ISNs, hashes)
+	// Addr6 is the host's IPv6 address (e.g. 2001:2::2/64); zero leaves the
+	// host IPv4-only, with no IPv6 protocol in its stack (see ipv6.go).
+	Addr6 netip.Prefix
 	// TCP is the stack's TCP configuration; nil is LinuxTCP().
 	TCP *TCPConfig
 	// CPU charges each packet's processing in virtual time; nil: no cost.
@@ -50,6 +53,7 @@ type Host struct {
 	EP    *Link
 	m     *emu.Machine
 	addr  netip.Prefix
+	addr6 netip.Prefix // invalid: no IPv6
 	clock *Clock
 
 	mu     sync.Mutex
@@ -99,7 +103,8 @@ func (h *Host) settle() {
 // CongestionControls lists the algorithms a host accepts.
 var CongestionControls = []string{"cubic", "reno"}
 
-// NewHost builds the stack: ARP, IPv4, TCP with SACK and the chosen congestion control.
+// NewHost builds the stack: ARP, IPv4, TCP with SACK and the chosen congestion
+// control; IPv6 (with NDP) too when the config has an IPv6 address.
 func NewHost(cfg HostConfig) (*Host, error) {
 	if !cfg.Addr.Addr().Is4() {
 		return nil, fmt.Errorf("host %s: address %v is not IPv4", cfg.Name, cfg.Addr)
@@ -120,11 +125,18 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if cfg.Machine == nil {
 		return nil, fmt.Errorf("host %s: no machine", cfg.Name)
 	}
-	h := &Host{Name: cfg.Name, m: cfg.Machine, addr: cfg.Addr}
+	if err := checkAddr6(cfg); err != nil {
+		return nil, err
+	}
+	h := &Host{Name: cfg.Name, m: cfg.Machine, addr: cfg.Addr, addr6: cfg.Addr6}
 	h.clock = &Clock{m: cfg.Machine, settle: h.settle}
 	rng := newLockedSource(cfg.Seeded)
+	protocols := []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol}
+	if cfg.Addr6.IsValid() {
+		protocols = append(protocols, ipv6Protocol())
+	}
 	s := stack.New(stack.Options{
-		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol},
+		NetworkProtocols:   protocols,
 		TransportProtocols: []stack.TransportProtocolFactory{tcp.NewProtocol, udp.NewProtocol},
 		Clock:              h.clock,
 		RandSource:         rng,
@@ -160,7 +172,16 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		return nil, fmt.Errorf("host %s: add address: %s", cfg.Name, err)
 	}
 	subnet := pa.AddressWithPrefix.Subnet()
-	s.SetRouteTable([]tcpip.Route{{Destination: subnet, NIC: 1}})
+	routes := []tcpip.Route{{Destination: subnet, NIC: 1}}
+	if cfg.Addr6.IsValid() {
+		r, err := addIPv6(s, cfg)
+		if err != nil {
+			ep.Close()
+			return nil, fmt.Errorf("host %s: %w", cfg.Name, err)
+		}
+		routes = append(routes, r)
+	}
+	s.SetRouteTable(routes)
 	h.Stack, h.EP = s, ep
 	return h, nil
 }

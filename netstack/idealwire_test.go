@@ -37,26 +37,44 @@ func pair(t testing.TB, seed int64, wrapA func(FrameNIC) FrameNIC) (*emu.Machine
 // the virtual time it took and the sender's retransmits.
 func bulk(t testing.TB, seed int64, total int) (emu.Time, uint64) {
 	m, a, b := pair(t, seed, nil)
+	r := transfer(t, m, a, b, "198.18.0.1:5201", total)
+	return r.el, r.retrans
+}
+
+// transferResult is what one bulk transfer showed.
+type transferResult struct {
+	el            emu.Time // from the first write to the last byte's arrival
+	retrans       uint64
+	local, remote string // the sender's address as the sender and the receiver saw it
+	mss           uint32 // the sender's tcp_info MSS
+}
+
+// transfer sends total bytes from a to b's port 5201 at addr, in 128 KiB
+// writes.
+func transfer(t testing.TB, m *emu.Machine, a, b *Host, addr string, total int) transferResult {
+	t.Helper()
 	ln, err := b.Listen(5201)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var r transferResult
 	var got int64 = -1
 	recv := m.Go("receiver", func() {
 		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
+		r.remote = c.RemoteAddr().String()
 		got, _ = io.Copy(io.Discard, c)
 	})
-	var start, el emu.Time
-	var retrans uint64
+	var start emu.Time
 	send := m.Go("sender", func() {
-		c, err := a.Dial(t.Context(), "198.18.0.1:5201")
+		c, err := a.Dial(t.Context(), addr)
 		if err != nil {
 			t.Error(err)
 			return
 		}
+		r.local = c.LocalAddr().String()
 		buf := make([]byte, 128<<10)
 		start = m.Now()
 		for sent := 0; sent < total; sent += len(buf) {
@@ -65,17 +83,20 @@ func bulk(t testing.TB, seed int64, total int) (emu.Time, uint64) {
 				return
 			}
 		}
-		retrans = c.(*Conn).Retransmits()
+		r.retrans = c.(*Conn).Retransmits()
+		if ti, ok := TCPInfo(c); ok {
+			r.mss = ti.SndMSS
+		}
 		_ = c.Close()
 	})
 	if err := m.Run(nil, func() bool { return recv.Done() && send.Done() }); err != nil {
 		t.Fatal(err)
 	}
-	el = m.Now() - start
+	r.el = m.Now() - start
 	if got != int64(total) {
 		t.Fatalf("received %d bytes, want %d", got, total)
 	}
-	return el, retrans
+	return r
 }
 
 func TestIdealWireBulkTransferNearLineRate(t *testing.T) {

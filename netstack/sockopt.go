@@ -97,6 +97,11 @@ func setTOS(ep tcpip.Endpoint, tos int) error {
 	if terr := ep.SetSockOptInt(tcpip.IPv4TOSOption, tos); terr != nil {
 		return fmt.Errorf("IP TOS %d: %s", tos, terr)
 	}
+	// IPV6_TCLASS, as 3.12 sets it on an IPv6 socket: gVisor's UDP keeps it
+	// apart from the IPv4 TOS (its TCP shares one byte).
+	if terr := ep.SetSockOptInt(tcpip.IPv6TrafficClassOption, tos); terr != nil {
+		return fmt.Errorf("IPv6 traffic class %d: %s", tos, terr)
+	}
 	return nil
 }
 

@@ -25,4 +25,5 @@ func (n StmmacNIC) Transmit(frame []byte) error {
 var (
 	_ FrameNIC         = StmmacNIC{}
 	_ link.TxCompleter = StmmacNIC{}
+	_ MulticastFilter  = StmmacNIC{}
 )

@@ -18,7 +18,7 @@ func TCPInfo(c net.Conn) (iperf3.TCPInfo, bool) {
 		return iperf3.TCPInfo{}, false
 	}
 	info := nc.Info()
-	smss := uint64(mss)
+	smss := connMSS(nc)
 	if nc.userMSS > 0 {
 		// -M on both ends (the server's listener has it too) clamps both
 		// directions; Linux's snd_mss is that less the timestamps' 12 bytes.

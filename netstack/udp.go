@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
+	"gvisor.dev/gvisor/pkg/tcpip/header"
 	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
 	"gvisor.dev/gvisor/pkg/tcpip/transport/udp"
 	"gvisor.dev/gvisor/pkg/waiter"
@@ -33,6 +35,9 @@ type UDPConn struct {
 	*Conn
 	sndBuf int
 	stats  UDPSocketStats
+	// ipHeader is the IP header a datagram carries on the wire (20 or 40
+	// bytes), for the send buffer's charge.
+	ipHeader int
 }
 
 // UDPSocketStats counts what one socket's writes met (engine tasks only).
@@ -52,17 +57,20 @@ const (
 // gap), the soonest a frame can leave.
 const sndBufPoll = 12304 * emu.Time(1)
 
-func (h *Host) newUDP() (*UDPConn, error) {
+func (h *Host) newUDP(proto tcpip.NetworkProtocolNumber, v6only bool) (*UDPConn, error) {
 	wq := new(waiter.Queue)
-	ep, terr := h.Stack.NewEndpoint(udp.ProtocolNumber, ipv4.ProtocolNumber, wq)
+	ep, terr := h.Stack.NewEndpoint(udp.ProtocolNumber, proto, wq)
 	if terr != nil {
 		return nil, fmt.Errorf("udp socket: %s", terr)
+	}
+	if proto != ipv4.ProtocolNumber {
+		ep.SocketOptions().SetV6Only(v6only)
 	}
 	ep.SocketOptions().SetReceiveBufferSize(DefaultUDPRcvBuf, false)
 	c := &Conn{socket: socket{h: h, ep: ep, wq: wq}, rw: h.m.NewWaker(), ww: h.m.NewWaker(), rDeadline: -1, wDeadline: -1}
 	c.entry = waiter.NewFunctionEntry(waiter.ReadableEvents|waiter.EventHUp|waiter.EventErr, func(waiter.EventMask) { c.rw.Wake() })
 	wq.EventRegister(&c.entry)
-	return &UDPConn{Conn: c, sndBuf: DefaultUDPSndBuf}, nil
+	return &UDPConn{Conn: c, sndBuf: DefaultUDPSndBuf, ipHeader: header.IPv4MinimumSize}, nil
 }
 
 func (u *UDPConn) setAddrs() {
@@ -81,9 +89,16 @@ func (h *Host) DialUDP(_ context.Context, localPort uint16, addr string) (*UDPCo
 	if err != nil {
 		return nil, err
 	}
-	u, err := h.newUDP()
+	proto, err := h.dialProto(remote)
+	if err != nil {
+		return nil, fmt.Errorf("dial udp %s: %w", addr, err)
+	}
+	u, err := h.newUDP(proto, false)
 	if err != nil {
 		return nil, err
+	}
+	if proto != ipv4.ProtocolNumber {
+		u.ipHeader = header.IPv6MinimumSize
 	}
 	if localPort != 0 {
 		if terr := u.ep.Bind(tcpip.FullAddress{NIC: 1, Port: localPort}); terr != nil {
@@ -100,9 +115,14 @@ func (h *Host) DialUDP(_ context.Context, localPort uint16, addr string) (*UDPCo
 	return u, nil
 }
 
-// ListenUDP opens an unconnected UDP socket on the host's port.
+// ListenUDP opens an unconnected UDP socket on the host's port: IPv4, or
+// dual-stack on a host with IPv6, as Listen.
 func (h *Host) ListenUDP(port uint16) (*UDPConn, error) {
-	u, err := h.newUDP()
+	proto, v6only, err := h.listenEndpoint(familyAny)
+	if err != nil {
+		return nil, fmt.Errorf("listen udp :%d: %w", port, err)
+	}
+	u, err := h.newUDP(proto, v6only)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +131,7 @@ func (h *Host) ListenUDP(port uint16) (*UDPConn, error) {
 		return nil, fmt.Errorf("listen udp :%d: %s", port, terr)
 	}
 	u.setAddrs()
-	u.local = &net.UDPAddr{IP: h.addr.Addr().AsSlice(), Port: int(port)}
+	u.local = &net.UDPAddr{IP: h.listenAddr(proto).AsSlice(), Port: int(port)}
 	return u, nil
 }
 
@@ -129,9 +149,9 @@ func (u *UDPConn) SetBuffers(snd, rcv int) {
 func (u *UDPConn) Stats() UDPSocketStats { return u.stats }
 
 // waitSendRoom blocks the task while the host's transmit queues hold a send
-// buffer's worth of datagrams of n bytes.
-func (u *UDPConn) waitSendRoom(n int) error {
-	per := linuxmodel.SKBTruesize(n + 8 + 20 + 14) // UDP, IPv4 and Ethernet headers
+// buffer's worth of datagrams of n bytes behind an IP header of ipHeader.
+func (u *UDPConn) waitSendRoom(n, ipHeader int) error {
+	per := linuxmodel.SKBTruesize(n + 8 + ipHeader + 14) // UDP, IP and Ethernet headers
 	waited := false
 	for {
 		if err := u.check("write", true); err != nil {
@@ -149,8 +169,8 @@ func (u *UDPConn) waitSendRoom(n int) error {
 	}
 }
 
-func (u *UDPConn) write(b []byte, to *tcpip.FullAddress) (int, error) {
-	if err := u.waitSendRoom(len(b)); err != nil {
+func (u *UDPConn) write(b []byte, to *tcpip.FullAddress, ipHeader int) (int, error) {
+	if err := u.waitSendRoom(len(b), ipHeader); err != nil {
 		return 0, err
 	}
 	r := bytes.NewReader(b)
@@ -164,16 +184,22 @@ func (u *UDPConn) write(b []byte, to *tcpip.FullAddress) (int, error) {
 }
 
 // Write sends one datagram to the connected peer.
-func (u *UDPConn) Write(b []byte) (int, error) { return u.write(b, nil) }
+func (u *UDPConn) Write(b []byte) (int, error) { return u.write(b, nil, u.ipHeader) }
 
-// WriteTo implements net.PacketConn for IPv4 UDP addresses.
+// WriteTo implements net.PacketConn for UDP addresses (IPv6 ones on a
+// socket of a host with IPv6).
 func (u *UDPConn) WriteTo(b []byte, addr net.Addr) (int, error) {
+	var ip netip.Addr
 	ua, ok := addr.(*net.UDPAddr)
-	if !ok || ua.IP.To4() == nil {
-		return 0, u.opError("write", fmt.Errorf("not an IPv4 UDP address: %v", addr))
+	if ok {
+		ip, ok = netip.AddrFromSlice(ua.IP)
 	}
-	to := tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFromSlice(ua.IP.To4()), Port: uint16(ua.Port)}
-	return u.write(b, &to)
+	if !ok {
+		return 0, u.opError("write", fmt.Errorf("not a UDP address: %v", addr))
+	}
+	ip = ip.Unmap()
+	to := tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFromSlice(ip.AsSlice()), Port: uint16(ua.Port)}
+	return u.write(b, &to, headerLen(ip))
 }
 
 // ReadFrom implements net.PacketConn: one datagram (cut to len(b)) and its

@@ -96,6 +96,9 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 		CPU: linuxmodel.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs), SmallQueues: linuxmodel.TSQOn}
 	pcCfg := netstack.HostConfig{Name: "pc", Machine: m, Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
 		CC: o.CC, NIC: b.pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2, DelayedAcks: true}
+	if o.IPv6 {
+		boardCfg.Addr6, pcCfg.Addr6 = DefaultBoardIP6, DefaultPCIP6
+	}
 	if abl.board != nil {
 		abl.board(&boardCfg)
 	}
@@ -178,6 +181,9 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 	if err != nil {
 		return nil, err
 	}
+	// IPv6 only when the command line asks for it, so that every IPv4 run
+	// stays what it was, frame for frame.
+	o.IPv6 = o.IPv6 || cfg.UsesIPv6()
 	tap := &udpTap{}
 	o.Taps = append(o.Taps, tap.tap)
 	b, err := Start(ctx, o)
@@ -189,7 +195,9 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.ConnCongestion(o.CC),
 		SockOpts: netstack.SockOpts,
 		Stdout:   stdout, Stderr: stderr, Seed: o.Sim.Seed + 7, Sched: b.Sched,
-		Listen: func(_ context.Context, port int) (net.Listener, error) { return b.Board.Listen(uint16(port)) }}
+		Listen: func(ctx context.Context, port int) (net.Listener, error) {
+			return b.Board.ListenNet(iperf3.Network(ctx), uint16(port))
+		}}
 	run := &Iperf3Run{}
 	if cfg.Mode == iperf3.ModeClient {
 		ln, err := b.PC.Listen(uint16(portOr(cfg.Client.Port)))
@@ -210,7 +218,7 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 		b.Go("pc iperf3 -c", func() {
 			// Give the board's server a moment of virtual time to listen.
 			b.Sim.Machine().Sleep(10 * emu.Millisecond)
-			_, _ = iperf3.Run(ctx, iperf3.ClientOptions{Host: o.BoardIP.Addr().String(), Port: portOr(cfg.Server.Port),
+			_, _ = iperf3.Run(ctx, iperf3.ClientOptions{Host: boardHost(o, cfg), Port: portOr(cfg.Server.Port),
 				Dial: b.PC.Dial, Clock: b.Clock, Seed: o.Sim.Seed + 11, Sched: b.Sched})
 		})
 	}
@@ -232,4 +240,13 @@ func portOr(p int) int {
 		return iperf3.DefaultPort
 	}
 	return p
+}
+
+// boardHost is the address the PC's client dials when the board serves:
+// its IPv6 address for a server started with -6.
+func boardHost(o Options, cfg iperf3.Config) string {
+	if cfg.Server.Family == iperf3.Family6 {
+		return DefaultBoardIP6.Addr().String()
+	}
+	return o.BoardIP.Addr().String()
 }

@@ -28,18 +28,24 @@ type Options struct {
 	CC       string       // "cubic" (default) or "reno"
 	BoardIP  netip.Prefix // default 198.18.0.2/24
 	PCIP     netip.Prefix // default 198.18.0.1/24
-	JSON     bool
-	Output   io.Writer // iperf3's text output and the report; nil discards
+	// IPv6 gives both hosts an IPv6 address too (DefaultBoardIP6,
+	// DefaultPCIP6). Off, their stacks have no IPv6 and send no IPv6 frame.
+	IPv6   bool
+	JSON   bool
+	Output io.Writer // iperf3's text output and the report; nil discards
 	// Taps see every frame as it left the wire (pcap capture).
 	Taps []platform.Tap
 	// Ablate names one timing mechanism to switch off (Ablations); "" none.
 	Ablate string
 }
 
-// Defaults from the benchmarking range (RFC 2544).
+// Defaults from the benchmarking ranges: IPv4's (RFC 2544) and IPv6's
+// (RFC 5180, 2001:2::/48), the board ::2 and the PC ::1 as in IPv4.
 var (
-	DefaultBoardIP = netip.MustParsePrefix("198.18.0.2/24")
-	DefaultPCIP    = netip.MustParsePrefix("198.18.0.1/24")
+	DefaultBoardIP  = netip.MustParsePrefix("198.18.0.2/24")
+	DefaultPCIP     = netip.MustParsePrefix("198.18.0.1/24")
+	DefaultBoardIP6 = netip.MustParsePrefix("2001:2::2/64")
+	DefaultPCIP6    = netip.MustParsePrefix("2001:2::1/64")
 )
 
 // Counter is one named counter of the link report.

@@ -72,7 +72,7 @@ type udpTap struct {
 
 func (u *udpTap) tap(fr *platform.Frame) {
 	h, frame, res, dir := fr.Before, fr.After, fr.Wire, fr.Dir
-	if len(frame) < dataFrameMin || len(h) < 14+20 || h[12] != 0x08 || h[13] != 0x00 || h[23] != 17 {
+	if len(frame) < dataFrameMin || !isUDP(h) {
 		return
 	}
 	i := 0
@@ -99,6 +99,18 @@ func (u *udpTap) tap(fr *platform.Frame) {
 		w.probN++
 		u.due[i] = false
 	}
+}
+
+// isUDP reports whether an Ethernet frame holds a UDP datagram over IPv4 or
+// IPv6 (no extension headers: the stacks here send none).
+func isUDP(h []byte) bool {
+	switch {
+	case len(h) >= 14+20 && h[12] == 0x08 && h[13] == 0x00:
+		return h[23] == 17
+	case len(h) >= 14+40 && h[12] == 0x86 && h[13] == 0xdd:
+		return h[20] == 17
+	}
+	return false
 }
 
 // finish computes the predictions once the test is over.

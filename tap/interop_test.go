@@ -149,12 +149,20 @@ func TestInteropHostClientBoardServer(t *testing.T) {
 // both JSON documents.
 func hostClientBoardServer(t *testing.T, ns *netns, ctx context.Context, pcap string, args []string) (client, server jsonDoc) {
 	t.Helper()
+	client, server, _ = hostClientBoardServerWith(t, ns, ctx, pcap, []string{"-s", "-1", "-J"}, append([]string{"-c", boardIP}, args...))
+	return client, server
+}
+
+// hostClientBoardServerWith is hostClientBoardServer with the board's and
+// the client's whole command lines; it also returns the board's run.
+func hostClientBoardServerWith(t *testing.T, ns *netns, ctx context.Context, pcap string, boardArgs, clientArgs []string) (client, server jsonDoc, r *boardRun) {
+	t.Helper()
 	var cout, cerr bytes.Buffer
 	var cliErr error
 	done := make(chan struct{})
-	r := runBoard(ctx, ns, fixedBoard, pcap, []string{"-s", "-1", "-J"}, func() {
+	r = runBoard(ctx, ns, fixedBoard, pcap, boardArgs, func() {
 		defer close(done)
-		cli := ns.exec(ctx, 20*time.Second, "iperf3", append([]string{"-c", boardIP}, args...)...)
+		cli := ns.exec(ctx, 20*time.Second, "iperf3", clientArgs...)
 		cli.Stdout, cli.Stderr = &cout, &cerr
 		cliErr = cli.Run()
 	})
@@ -163,7 +171,7 @@ func hostClientBoardServer(t *testing.T, ns *netns, ctx context.Context, pcap st
 	if cliErr != nil {
 		t.Fatalf("Debian iperf3 client: %v\n%s\n%s", cliErr, cerr.String(), cout.String())
 	}
-	return parseDoc(t, "client", cout.Bytes()), parseDoc(t, "board server", r.stdout.Bytes())
+	return parseDoc(t, "client", cout.Bytes()), parseDoc(t, "board server", r.stdout.Bytes()), r
 }
 
 // eachInteropCase runs body as a subtest for every interop case, in a fresh
@@ -205,8 +213,15 @@ func TestInteropBoardClientHostServer(t *testing.T) {
 // both JSON documents.
 func boardClientHostServer(t *testing.T, ns *netns, ctx context.Context, pcap string, args []string) (client, server jsonDoc) {
 	t.Helper()
-	srv := ns.startHostServer(ctx)
-	r := runBoard(ctx, ns, fixedBoard, pcap, append([]string{"-c", hostIP}, args...), nil)
+	return boardClientHostServerAt(t, ns, ctx, pcap, hostIP, args)
+}
+
+// boardClientHostServerAt is boardClientHostServer with the server bound to,
+// and the board's client dialling, the host side's address host.
+func boardClientHostServerAt(t *testing.T, ns *netns, ctx context.Context, pcap, host string, args []string) (client, server jsonDoc) {
+	t.Helper()
+	srv := ns.startHostServerOn(ctx, host)
+	r := runBoard(ctx, ns, fixedBoard, pcap, append([]string{"-c", host}, args...), nil)
 	werr := srv.wait()
 	boardOK(t, r)
 	if werr != nil {

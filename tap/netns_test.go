@@ -104,16 +104,24 @@ func tapNetns(t testing.TB, d time.Duration) (*netns, context.Context) {
 	return ns, ctx
 }
 
-// hostServer is Debian's iperf3 -s -1 -J, bound to hostIP in the namespace.
+// hostServer is Debian's iperf3 -s -1 -J, bound to one of the host side's
+// addresses in the namespace.
 type hostServer struct {
 	cmd         *exec.Cmd
 	out, stderr bytes.Buffer
 }
 
-// startHostServer starts Debian's iperf3 server and returns once it listens.
+// startHostServer starts Debian's iperf3 server on hostIP and returns once
+// it listens.
 func (ns *netns) startHostServer(ctx context.Context) *hostServer {
 	ns.t.Helper()
-	s := &hostServer{cmd: ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", hostIP)}
+	return ns.startHostServerOn(ctx, hostIP)
+}
+
+// startHostServerOn is startHostServer bound to addr.
+func (ns *netns) startHostServerOn(ctx context.Context, addr string) *hostServer {
+	ns.t.Helper()
+	s := &hostServer{cmd: ns.exec(ctx, 20*time.Second, "iperf3", "-s", "-1", "-J", "-B", addr)}
 	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.stderr
 	if err := s.cmd.Start(); err != nil {
 		ns.t.Fatal(err)

@@ -32,6 +32,12 @@ const lingerLimit = 3 * time.Second
 // benchmarking range); the host side is expected at 198.18.1.1/24.
 var DefaultBoardIP = netip.MustParsePrefix("198.18.1.2/24")
 
+// DefaultBoardIP6 is the board's IPv6 address on the TAP link when the
+// iperf3 line uses IPv6 (RFC 5180's range, the subnet after the in-process
+// one's, as 198.18.1.0/24 follows 198.18.0.0/24); the host side is expected
+// at 2001:2:0:1::1/64.
+var DefaultBoardIP6 = netip.MustParsePrefix("2001:2:0:1::2/64")
+
 // Options for Run.
 type Options struct {
 	Sim sim.Options
@@ -45,6 +51,9 @@ type Options struct {
 	BoardIP  netip.Prefix // default DefaultBoardIP
 	CC       string       // the board's congestion control: "cubic" (default) or "reno"
 	PcapPath string       // if set, every frame on the wire goes there (pcapng, FCS kept)
+	// BoardIP6 gives the board's stack IPv6 as well; zero: DefaultBoardIP6
+	// if the iperf3 line uses IPv6 (-6 or an IPv6 address), else none.
+	BoardIP6 netip.Prefix
 	// Iperf3Args is an iperf3 command line for the board (-c HOST ..., -s ...),
 	// without the program name. Empty: the board only answers ARP and ping
 	// (gVisor's ICMP echo) until ctx ends.
@@ -101,8 +110,12 @@ func Run(ctx context.Context, o Options) (int, *Counters, error) {
 	if driver == "" {
 		driver = "fixed"
 	}
-	fmt.Fprintf(o.Stderr, "mesonemu: board %s (%s driver) at %v, MAC %s, on TAP %s, real time\n",
-		r.s.Board.Name, driver, o.BoardIP, net.HardwareAddr(r.s.Board.MAC[:]), r.tapName)
+	addrs := o.BoardIP.String()
+	if o.BoardIP6.IsValid() {
+		addrs += " and " + o.BoardIP6.String()
+	}
+	fmt.Fprintf(o.Stderr, "mesonemu: board %s (%s driver) at %s, MAC %s, on TAP %s, real time\n",
+		r.s.Board.Name, driver, addrs, net.HardwareAddr(r.s.Board.MAC[:]), r.tapName)
 	code := r.serve(ctx)
 	if ctx.Err() == nil { // not after the user asked to stop
 		r.linger(ctx)
@@ -123,6 +136,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if !o.BoardIP.Addr().Is4() {
 		return o, fmt.Errorf("board address %v: want IPv4", o.BoardIP)
+	}
+	if cfg, err := iperf3.ParseArgs(o.Iperf3Args); err == nil && len(o.Iperf3Args) > 0 && cfg.UsesIPv6() && !o.BoardIP6.IsValid() {
+		o.BoardIP6 = DefaultBoardIP6
+	}
+	if o.BoardIP6.IsValid() && (!o.BoardIP6.Addr().Is6() || o.BoardIP6.Addr().Is4In6()) {
+		return o, fmt.Errorf("board IPv6 address %v: want IPv6", o.BoardIP6)
 	}
 	if o.CC == "" {
 		o.CC = "cubic"
@@ -188,7 +207,7 @@ func (r *session) build() error {
 	}
 	boardTCP := netstack.LinuxTCP()
 	boardTCP.RACK = r.o.RACK
-	r.board, err = netstack.NewHost(netstack.HostConfig{Name: "board", Machine: r.m, Addr: r.o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
+	r.board, err = netstack.NewHost(netstack.HostConfig{Name: "board", Machine: r.m, Addr: r.o.BoardIP, Addr6: r.o.BoardIP6, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
 		CC: r.o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(r.o.Sim.Seed)*2 + 1, CPU: cpu, TCP: &boardTCP,
 		SmallQueues: linuxmodel.TSQOn})
 	return err
@@ -213,7 +232,7 @@ func (r *session) serve(ctx context.Context) int {
 			if port < 1 || port > 65535 {
 				return nil, fmt.Errorf("port %d: want 1..65535", port)
 			}
-			ln, err := r.board.Listen(uint16(port))
+			ln, err := r.board.ListenNet(iperf3.Network(ctx), uint16(port))
 			if err == nil {
 				ready()
 			}

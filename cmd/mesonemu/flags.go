@@ -35,7 +35,7 @@ type flags struct {
 	frames, size       int
 	payload, direction string
 	// TAP and capture
-	tap, ip, pcap string
+	tap, ip, ip6, pcap string
 	// compare, scan, eye
 	seeds, jobs int
 	png, svg    string
@@ -105,6 +105,7 @@ func (f *flags) register() *flag.FlagSet {
 	fs.StringVar(&f.direction, "direction", "both", "linktest: tx, rx or both; eye: tx or rx")
 	fs.StringVar(&f.tap, "tap", "", "attach the far end of the cable to this Linux TAP device (real time)")
 	fs.StringVar(&f.ip, "ip", "198.18.1.2/24", "board address with --tap")
+	fs.StringVar(&f.ip6, "ip6", "", "board IPv6 address with --tap (default: 2001:2:0:1::2/64 when the iperf3 line uses IPv6)")
 	fs.StringVar(&f.pcap, "pcap", "", "write every frame as it left the wire (FCS included) to this pcapng file")
 	fs.BoolVar(&f.tcp, "tcp", false, "scan: also run an iperf3 test on every live cell (--time, default 3s there; --reverse)")
 	fs.Float64Var(&f.skewFrom, "skew-from", 0, "scan: sweep the board's TX skew from this many ps (with --skew-to, --skew-step)")

@@ -33,6 +33,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--phy-mode", "sgmii", "clk"}, "phy-mode \"sgmii\""},
 		{[]string{"--driver", "v5.3"}, "driver \"v5.3\""},
 		{[]string{"frobnicate"}, "unknown command \"frobnicate\""},
+		{[]string{"--tap", "t0", "--ip6", "198.18.1.2/24", "iperf3", "-s"}, "--ip6 \"198.18.1.2/24\": want an IPv6 address"},
 		{[]string{"--no-such-flag"}, "flag provided but not defined"},
 		{[]string{"--tx-delay", "4ns"}, "flag provided but not defined: -tx-delay"},
 		{[]string{"run", "--seeed=2"}, "flag provided but not defined: -seeed"},

@@ -35,7 +35,13 @@ func cmdIperf3(ctx context.Context, f *flags, rest []string, stdout, stderr io.W
 		if err != nil || !ip.Addr().Is4() {
 			return usagef("--ip %q: want an IPv4 address with prefix, e.g. 198.18.1.2/24", f.ip)
 		}
-		code, ctr, err := tap.Run(ctx, tap.Options{Sim: so, TAP: f.tap, BoardIP: ip, CC: f.cc, PcapPath: f.pcap,
+		var ip6 netip.Prefix
+		if f.ip6 != "" {
+			if ip6, err = netip.ParsePrefix(f.ip6); err != nil || !ip6.Addr().Is6() || ip6.Addr().Is4In6() {
+				return usagef("--ip6 %q: want an IPv6 address with prefix, e.g. 2001:2:0:1::2/64", f.ip6)
+			}
+		}
+		code, ctr, err := tap.Run(ctx, tap.Options{Sim: so, TAP: f.tap, BoardIP: ip, BoardIP6: ip6, CC: f.cc, PcapPath: f.pcap,
 			Iperf3Args: rest, Stdout: stdout, Stderr: stderr})
 		var se *tap.SetupError
 		if errors.As(err, &se) {

@@ -222,9 +222,13 @@ var options = []option{
 		c.Client.Title = v
 		return nil
 	}},
-	{'4', "version4", false, 0, nil}, // the emulated hosts speak only IPv4
-	{'6', "version6", false, 0, func(*Config, string) error {
-		return errors.New("IPv6 is not available: the emulated hosts speak only IPv4")
+	{'4', "version4", false, 0, func(c *Config, _ string) error {
+		c.Client.Family, c.Server.Family = Family4, Family4
+		return nil
+	}},
+	{'6', "version6", false, 0, func(c *Config, _ string) error {
+		c.Client.Family, c.Server.Family = Family6, Family6
+		return nil
 	}},
 	{0, "timestamps", true, 0, func(c *Config, v string) error {
 		if err := checkTimestampFormat(v); err != nil {
@@ -310,7 +314,7 @@ var refusedOptions = []struct {
 	{'h', "help", false, "see iperf3 3.12's --help; mesonemu's iperf3 takes its common options"},
 	{'B', "bind", true, "each emulated host has one address"},
 	{0, "bind-dev", true, "each emulated host has one interface"},
-	{'L', "flowlabel", true, "IPv6 is not available on the emulated hosts"},
+	{'L', "flowlabel", true, "the emulated stacks' sockets do not set IPv6 flow labels"},
 	{'A', "affinity", true, "the emulated board has one core"},
 	{0, "sctp", false, "the emulated stacks have no SCTP"},
 	{0, "nstreams", true, "the emulated stacks have no SCTP"},

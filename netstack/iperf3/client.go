@@ -18,6 +18,7 @@ import (
 // ClientOptions configures Run. Zero values take iperf3's defaults.
 type ClientOptions struct {
 	Host            string        // -c
+	Family          Family        // -4, -6
 	Port            int           // -p, default 5201
 	Seconds         int           // -t; 0 means 10 unless Bytes is set
 	Bytes           uint64        // -n: stop after this many bytes (whole blocks)
@@ -308,6 +309,9 @@ func (c *client) run(ctx context.Context) error {
 		t := o.Clock.AfterFunc(o.ConnectTimeout, stop)
 		defer t.Stop()
 		defer stop()
+	}
+	if err := checkFamily(o.Host, o.Family); err != nil {
+		return fail(CodeConnect, err)
 	}
 	dctx, cancel := c.dialContext(ctx)
 	ctrl, err := o.Dial(dctx, c.addr)

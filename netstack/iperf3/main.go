@@ -40,7 +40,7 @@ func HostEnv() Env {
 		Dial: HostDial,
 		Listen: func(ctx context.Context, port int) (net.Listener, error) {
 			var lc net.ListenConfig
-			return lc.Listen(ctx, "tcp", ":"+strconv.Itoa(port))
+			return lc.Listen(ctx, Network(ctx), ":"+strconv.Itoa(port))
 		},
 		Clock:      tcpip.NewStdClock(),
 		TCPInfo:    LinuxTCPInfo,
@@ -102,7 +102,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 			fmt.Fprintf(stderr, "iperf3: error - %s\n", fail(CodeAccept, fmt.Errorf("no listener available")))
 			return 1
 		}
-		ln, err := env.Listen(ctx, o.Port)
+		ln, err := env.Listen(WithNetwork(ctx, o.Family.network()), o.Port)
 		if err != nil {
 			fmt.Fprintf(stderr, "iperf3: error - unable to start listener for connections: %s\n", err)
 			return 1

@@ -20,6 +20,7 @@ import (
 // ServerOptions configures Serve. Zero values take iperf3's defaults.
 type ServerOptions struct {
 	Port        int           // -p, only for the banner; default: the listener's port
+	Family      Family        // -4, -6: what Main asks Env.Listen for
 	OneOff      bool          // -1: return after one test
 	JSON        bool          // -J: one JSON document per test
 	Interval    time.Duration // -i; 0 means 1 s

@@ -1,6 +1,7 @@
 package linuxmodel
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 
@@ -73,7 +74,7 @@ func TestSmallQueuesThrottleUntilCompletion(t *testing.T) {
 	}
 	// Before an RTT sample there is no pacing rate and no limit.
 	seq := admitAll(t, q, 1000, 100)
-	f := q.flows[tcpseg.FlowKey{Local: frametest.Board, Remote: frametest.PC, LPort: 40000, RPort: 5201}]
+	f := q.flows[tcpseg.FlowKey{Local: netip.AddrFrom4(frametest.Board), Remote: netip.AddrFrom4(frametest.PC), LPort: 40000, RPort: 5201}]
 	if f == nil || f.wmem != 100*SKBTruesize(1514) {
 		t.Fatalf("flow %+v, want wmem %d", f, 100*SKBTruesize(1514))
 	}
@@ -121,7 +122,7 @@ func TestSmallQueuesBookkeeping(t *testing.T) {
 	m := emu.NewMachine(1)
 	q := newSmallQueues(m, 1500)
 	seq := admitAll(t, q, 5000, 3)
-	f := q.flows[tcpseg.FlowKey{Local: frametest.Board, Remote: frametest.PC, LPort: 40000, RPort: 5201}]
+	f := q.flows[tcpseg.FlowKey{Local: netip.AddrFrom4(frametest.Board), Remote: netip.AddrFrom4(frametest.PC), LPort: 40000, RPort: 5201}]
 	// Retransmit the first segment once the card has freed it: Karn, and
 	// congestion avoidance from now on.
 	q.completed(3)

@@ -54,6 +54,8 @@
 //     ring (counted in NetStats.TxErrFlushed, which Linux does not have), rebuilds
 //     it and restarts TX. An RX DMA that stopped stays stopped until Close/Open.
 //   - Bus errors in the interrupt path are kept in Err().
-//   - Pause frames, EEE, PTP, VLAN offload, multicast filtering and jumbo frames
-//     are not used.
+//   - SetMulticast: the multicast list as ndo_set_rx_mode leaves it, in the
+//     64-bin hash with HMC|HPF (dwmac1000_set_filter); Open reprograms it.
+//     Unicast perfect-filter entries beyond address 0 are not used.
+//   - Pause frames, EEE, PTP, VLAN offload and jumbo frames are not used.
 package stmmaceth

@@ -80,6 +80,9 @@ type Driver struct {
 	statsMu sync.Mutex
 	mmc     []uint32
 
+	mcMu sync.Mutex
+	mc   [][6]byte // the multicast list (rxfilter.go)
+
 	ctr      counters
 	asyncErr atomic.Pointer[error]
 }

@@ -257,6 +257,9 @@ func (d *Driver) mmcSetup() error {
 // multicast list (empty 64-bin hash), a single unicast address, and PR|PCF when
 // promiscuous.
 func (d *Driver) setRxMode() error {
+	if d.hasMulticast() {
+		return d.writeFilter()
+	}
 	var value uint32
 	if d.cfg.Promiscuous {
 		value = frameFilterPR | frameFilterPCF
