@@ -262,10 +262,12 @@ func parseHostPort(addr string) (tcpip.FullAddress, error) {
 	return tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFromSlice(ip.AsSlice()), Port: uint16(p)}, nil
 }
 
-// Dial opens a TCP connection to addr ("198.18.0.1:5201") from the host.
+// Dial opens a TCP connection to addr ("198.18.0.1:5201") from the host,
+// from the local port iperf3.LocalPort(ctx) asks for (--cport), if any.
 // Call it from an engine task.
 func (h *Host) Dial(ctx context.Context, addr string) (net.Conn, error) {
-	return h.DialFrom(ctx, 0, addr)
+	port, _ := iperf3.LocalPort(ctx)
+	return h.DialFrom(ctx, uint16(port), addr)
 }
 
 // DialFrom is Dial with a fixed local port (iperf3's --cport); 0 picks one.

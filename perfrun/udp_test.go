@@ -199,3 +199,29 @@ func TestUDPBoardDropsCountedApart(t *testing.T) {
 		t.Errorf("receiver lost %d, the board dropped %d, %d sent after the last counted", rec.LostPackets, drops, late)
 	}
 }
+
+// TestClientPortInProcess: --cport binds the board's data streams to
+// cport, cport+1, ... over TCP and UDP, as 3.12 does; the control
+// connection keeps an ephemeral port.
+func TestClientPortInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulated tests; skipped with -short")
+	}
+	for _, args := range []string{"-c 198.18.0.1 -t 1 -P 2 --cport 40000 -J", "-c 198.18.0.1 -u -b 10M -t 1 -P 2 --cport 40000 -J"} {
+		var out bytes.Buffer
+		o := Options{Sim: sim.Options{Driver: "fixed", TxDelayNs: u32(2), Seed: 1}}
+		run, err := RunIperf3Counted(context.Background(), o, strings.Fields(args), &out, io.Discard)
+		if err != nil || run.Code != 0 {
+			t.Fatalf("%s: %v %v", args, err, run)
+		}
+		var res iperf3.Result
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || len(res.Start.Connected) != 2 {
+			t.Fatalf("%s: %v\n%s", args, err, out.String())
+		}
+		for i, c := range res.Start.Connected {
+			if c.LocalPort != 40000+i {
+				t.Errorf("%s: stream %d from port %d, want %d", args, i, c.LocalPort, 40000+i)
+			}
+		}
+	}
+}
