@@ -64,7 +64,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	cfg, err := ParseArgs(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "iperf3: parameter error - %s\nUsage: iperf3 [-s|-c host] [options]\n", err)
+		// As 3.12's main: iperf_err (stamped if --timestamps came before the
+		// bad option), a blank line, then the usage on stdout.
+		fmt.Fprintf(stderr, "%siperf3: parameter error - %s\n\n", anchorStamps(&cfg, env).now(), err)
+		fmt.Fprintf(stdout, "Usage: iperf3 [-s|-c host] [options]\n       iperf3 [-h|--help] [-v|--version]\n")
 		return 1
 	}
 	if cfg.Client.Verbose && cfg.Client.JSON {

@@ -39,7 +39,9 @@ func TestMainCommandLines(t *testing.T) {
 		args   string
 		stderr string
 	}{
-		{"-c 127.0.0.1 -x", "iperf3: parameter error - unknown option(s): -x\n"},
+		{"-c 127.0.0.1 -x", "iperf3: parameter error - unknown option(s): -x\n\n"},
+		// 3.12's iperf_err stamps a parameter error once --timestamps is set.
+		{"--timestamps=T> -c 127.0.0.1 -u -l 8", "T>iperf3: parameter error - block size invalid (minimum = 16 bytes, maximum = 65507 bytes)\n\n"},
 		{"-c 127.0.0.1 -p " + itoa(port) + " -n 1", "iperf3: error - unable to connect to server: dial 127.0.0.1:" + itoa(port) + ": "},
 	}
 	for _, tc := range tests {
