@@ -61,6 +61,13 @@ var options = []option{
 		c.Client.NoIntervals, c.Server.NoIntervals = f == 0, f == 0
 		return nil
 	}},
+	{'f', "format", true, 0, func(c *Config, v string) error {
+		if v == "" || !strings.ContainsRune("kmgtKMGT", rune(v[0])) {
+			return errors.New(codeText[CodeBadFormat]) // 3.12 reads the first letter only
+		}
+		c.Client.Format, c.Server.Format = v[0], v[0]
+		return nil
+	}},
 	{'J', "json", false, 0, func(c *Config, _ string) error {
 		c.Client.JSON, c.Server.JSON = true, true
 		return nil
@@ -307,7 +314,6 @@ var refusedOptions = []struct {
 	takes  bool
 	reason string
 }{
-	{'f', "format", true, "only the adaptive units are printed"},
 	{'D', "daemon", false, "the board's iperf3 runs in the foreground of mesonemu"},
 	{'v', "version", false, "this is mesonemu's iperf3, wire-compatible with 3.12 (mesonemu --version)"},
 	{'d', "debug", false, "debug output is not implemented"},

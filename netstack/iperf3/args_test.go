@@ -30,6 +30,10 @@ func TestParseArgs(t *testing.T) {
 		}, ""},
 		{"-sJ1", func(c Config) bool { return c.Mode == ModeServer && c.Server.JSON && c.Server.OneOff }, ""},
 		{"-c h -n 1.5K", func(c Config) bool { return c.Client.Bytes == 1536 }, ""},
+		{"-c h -f M", func(c Config) bool { return c.Client.Format == 'M' }, ""},
+		{"-s -f mbits", func(c Config) bool { return c.Server.Format == 'm' }, ""}, // 3.12 reads the first letter
+		{"-c h -f x", nil, "bad format specifier (valid formats are in the set [kmgtKMGT])"},
+		{"-c h -f a", nil, "bad format specifier (valid formats are in the set [kmgtKMGT])"},
 		{"-c h -x --bogus -y", nil, "unknown option(s): -x, --bogus, -y"},
 		{"-c h -t 3 -n 1M", nil, "only one test end condition (-t, -n, -k) may be specified"},
 		{"-s -t 3", nil, "some option you are trying to set is client only (-t)"},

@@ -24,6 +24,7 @@ type ClientOptions struct {
 	Bytes           uint64        // -n: stop after this many bytes (whole blocks)
 	Blocks          uint64        // -k: stop after this many blocks (UDP: datagrams)
 	Interval        time.Duration // -i; 0 means 1 s
+	Format          byte          // -f: the bitrates' unit (kmgtKMGT; 0 adaptive bits)
 	NoIntervals     bool          // -i 0: only the final report
 	Parallel        int           // -P, default 1
 	Reverse         bool          // -R: the server sends
@@ -255,7 +256,7 @@ func newClient(o ClientOptions) *client {
 		out = &printer{w: o.Output, title: o.Title, stamp: newLineStamper(o.Stamps, o.Clock)}
 	}
 	c.s = &session{
-		role: 'c', clock: o.Clock, out: out,
+		role: 'c', clock: o.Clock, out: out, unit: o.Format,
 		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
 		params: testParams{
 			Omit: o.Omit, Time: o.Seconds, Num: o.Bytes, BlockCount: o.Blocks, Parallel: o.Parallel,

@@ -25,6 +25,7 @@ const (
 	CodeEndConditions  Code = 16  // IEENDCONDITIONS
 	CodeUDPBlockSize   Code = 20  // IEUDPBLOCKSIZE
 	CodeBadTOS         Code = 21  // IEBADTOS
+	CodeBadFormat      Code = 24  // IEBADFORMAT
 	CodeReverseBidir   Code = 25  // IEREVERSEBIDIR
 	CodeTotalRate      Code = 27  // IETOTALRATE
 	CodeTotalInterval  Code = 28  // IETOTALINTERVAL
@@ -68,6 +69,7 @@ var codeText = map[Code]string{
 	CodeNumStreams:     fmt.Sprintf("number of parallel streams too large (maximum = %d)", maxStreams),
 	CodeBlockSize:      fmt.Sprintf("block size too large (maximum = %d bytes)", maxBlockSize),
 	CodeInterval:       "invalid report interval (min = 0.1, max = 60 seconds)",
+	CodeBadFormat:      "bad format specifier (valid formats are in the set [kmgtKMGT])",
 	CodeOmit:           fmt.Sprintf("bogus value for --omit (maximum = %d seconds)", maxOmit),
 	CodeUnimplemented:  "not implemented yet",
 	CodeBufSize:        fmt.Sprintf("socket buffer size too large (maximum = %d bytes)", maxTCPBuffer),

@@ -147,10 +147,10 @@ func (s *session) reportIntervalGroupTCP(g bool, iv *Interval) IntervalSum {
 			tcp := smp.tcp
 			is.IntervalTCPInfo = &tcp
 			s.out.printf(formatBWRetransCwnd, st.socket, tag, from, to, formatBytes(float64(smp.bytes)),
-				formatBits(bw), tcp.Retransmits, formatBytes(float64(tcp.SndCwnd)), omittedText(smp.omitted))
+				s.formatRate(bw), tcp.Retransmits, formatBytes(float64(tcp.SndCwnd)), omittedText(smp.omitted))
 			sumRetrans += int64(tcp.Retransmits)
 		} else {
-			s.out.printf(formatBW, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
+			s.out.printf(formatBW, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), s.formatRate(bw),
 				omittedText(smp.omitted))
 		}
 		iv.Streams = append(iv.Streams, is)
@@ -167,10 +167,10 @@ func (s *session) reportIntervalGroupTCP(g bool, iv *Interval) IntervalSum {
 	}
 	if s.params.Parallel > 1 {
 		if retransSum {
-			s.out.printf(formatSumBWRetrans, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw),
+			s.out.printf(formatSumBWRetrans, tag, from, to, formatBytes(float64(sumBytes)), s.formatRate(bw),
 				sumRetrans, omittedText(smp.omitted))
 		} else {
-			s.out.printf(formatSumBW, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw),
+			s.out.printf(formatSumBW, tag, from, to, formatBytes(float64(sumBytes)), s.formatRate(bw),
 				omittedText(smp.omitted))
 		}
 	}
@@ -313,10 +313,10 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 		s.notAvailable(st.socket, reportSender)
 	case retrans:
 		s.out.printf(formatBWRetrans, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
-			formatBits(sendBW), streamRetrans, reportSender)
+			s.formatRate(sendBW), streamRetrans, reportSender)
 	default:
 		s.out.printf(formatBW, st.socket, tag, 0.0, senderTime, formatBytes(float64(sent)),
-			formatBits(sendBW), reportSender)
+			s.formatRate(sendBW), reportSender)
 	}
 	s.diskFileLine(st, g, sent, received)
 	recvBW := rate(received, receiverTime)
@@ -325,7 +325,7 @@ func (s *session) summarizeStreamTCP(st *stream, g, retrans bool, senderTime, re
 		s.notAvailable(st.socket, reportReceiver)
 	} else {
 		s.out.printf(formatBW, st.socket, tag, 0.0, receiverTime, formatBytes(float64(received)),
-			formatBits(recvBW), reportReceiver)
+			s.formatRate(recvBW), reportReceiver)
 	}
 	return EndStream{Sender: sender, DiskFile: s.diskFileJSON(st, sent, received), Receiver: receiver}
 }
@@ -349,15 +349,15 @@ func (s *session) summarizeSumsTCP(g bool, tot tcpTotalsSum, retrans bool, sende
 		s.notAvailable("SUM", reportSender)
 	case retrans:
 		s.out.printf(formatSumBWRetrans, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
-			formatBits(sendBW), tot.retrans, reportSender)
+			s.formatRate(sendBW), tot.retrans, reportSender)
 	default:
 		s.out.printf(formatSumBW, tag, 0.0, senderTime, formatBytes(float64(tot.sent)),
-			formatBits(sendBW), reportSender)
+			s.formatRate(sendBW), reportSender)
 	}
 	if server && mustBeSender {
 		s.notAvailable("SUM", reportReceiver)
 	} else {
 		s.out.printf(formatSumBW, tag, 0.0, receiverTime, formatBytes(float64(tot.received)),
-			formatBits(recvBW), reportReceiver)
+			s.formatRate(recvBW), reportReceiver)
 	}
 }

@@ -50,6 +50,8 @@ type ServerOptions struct {
 	// File is -F: a receiving stream writes what it receives to it, a
 	// sending one (-R) sends it, as 3.12's server does.
 	File string
+	// Format is -f: the unit of every bitrate printed (kmgtKMGT; 0 adaptive).
+	Format byte
 	// Stamps is --timestamps: the text lines' time prefix.
 	Stamps     LineStamps
 	Seed       uint64 // payload randomness; 0: random
@@ -348,7 +350,7 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 		out = &printer{w: o.Output, stamp: srv.stamp}
 	}
 	t.s = &session{
-		role: 's', clock: o.Clock, out: out, fileName: o.File, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
+		role: 's', clock: o.Clock, out: out, fileName: o.File, unit: o.Format, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
 		res: &Result{Start: Start{Version: versionString, SystemInfo: o.SystemInfo}, Intervals: []Interval{}},
 	}
 	return t

@@ -33,6 +33,7 @@ type session struct {
 	omitting         bool
 	peer             *PeerResults
 	fileName         string // -F: every data stream's file
+	unit             byte   // -f: the bitrates' unit (0: adaptive bits)
 	verbose          bool   // -V, text output only
 	buffersNoted     bool   // Start's sndbuf/rcvbuf_actual are read (noteBuffers)
 }

@@ -39,11 +39,11 @@ func (s *session) reportIntervalGroupUDP(g bool, iv *Interval) IntervalSum {
 		u := smp.udp
 		if st.sender {
 			is.IntervalUDP = &IntervalUDP{Packets: u.packets}
-			s.out.printf(formatUDPSender, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
+			s.out.printf(formatUDPSender, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), s.formatRate(bw),
 				pad, u.packets, omittedText(smp.omitted))
 		} else {
 			is.IntervalUDP = receiverUDP(u.jitter, u.lost, u.packets)
-			s.out.printf(formatUDP, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), formatBits(bw),
+			s.out.printf(formatUDP, st.socket, tag, from, to, formatBytes(float64(smp.bytes)), s.formatRate(bw),
 				u.jitter*1000, u.lost, u.packets, lostPercent(u.lost, u.packets), omittedText(smp.omitted))
 		}
 		iv.Streams = append(iv.Streams, is)
@@ -76,10 +76,10 @@ func (s *session) intervalSumUDP(g bool, sumBytes uint64, sum udpTotals, pad str
 	switch {
 	case s.params.Parallel <= 1:
 	case g:
-		s.out.printf(formatSumUDPSendr, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw), pad,
+		s.out.printf(formatSumUDPSendr, tag, from, to, formatBytes(float64(sumBytes)), s.formatRate(bw), pad,
 			sum.packets, omittedText(s.omitting))
 	default:
-		s.out.printf(formatSumUDP, tag, from, to, formatBytes(float64(sumBytes)), formatBits(bw), sum.jitter*1000,
+		s.out.printf(formatSumUDP, tag, from, to, formatBytes(float64(sumBytes)), s.formatRate(bw), sum.jitter*1000,
 			sum.lost, sum.packets, lostPercent(sum.lost, sum.packets), omittedText(s.omitting))
 	}
 	return is
@@ -142,7 +142,7 @@ func (s *session) summarizeGroupUDP(g bool) {
 		if server && !st.sender {
 			s.notAvailable(st.socket, reportSender)
 		} else {
-			s.out.printf(formatUDP, st.socket, tag, 0.0, senderTime, formatBytes(float64(u.sent)), formatBits(sendBW),
+			s.out.printf(formatUDP, st.socket, tag, 0.0, senderTime, formatBytes(float64(u.sent)), s.formatRate(sendBW),
 				0.0, 0, u.senderPkts, 0.0, reportSender)
 		}
 		if u.ooo > 0 {
@@ -153,7 +153,7 @@ func (s *session) summarizeGroupUDP(g bool) {
 			s.notAvailable(st.socket, reportReceiver)
 		} else {
 			recvBW := rate(u.received, receiverTime)
-			s.out.printf(formatUDP, st.socket, tag, 0.0, receiverTime, formatBytes(float64(u.received)), formatBits(recvBW),
+			s.out.printf(formatUDP, st.socket, tag, 0.0, receiverTime, formatBytes(float64(u.received)), s.formatRate(recvBW),
 				u.jitter*1000, u.lost, u.receiverPkts, lostPercent(u.lost, u.receiverPkts), reportReceiver)
 		}
 	}
@@ -177,11 +177,11 @@ func (s *session) summarizeUDPSums(g bool, t udpSummary, totalPackets int64, sen
 		return
 	}
 	if !(server && !g) {
-		s.out.printf(formatSumUDP, tag, 0.0, senderTime, formatBytes(float64(t.sent)), formatBits(sendBW),
+		s.out.printf(formatSumUDP, tag, 0.0, senderTime, formatBytes(float64(t.sent)), s.formatRate(sendBW),
 			0.0, 0, t.senderPkts, 0.0, reportSender)
 	}
 	if !(server && g) {
-		s.out.printf(formatSumUDP, tag, 0.0, receiverTime, formatBytes(float64(t.received)), formatBits(recvBW),
+		s.out.printf(formatSumUDP, tag, 0.0, receiverTime, formatBytes(float64(t.received)), s.formatRate(recvBW),
 			t.jitter*1000, t.lost, t.receiverPkts, pct, reportReceiver)
 	}
 }

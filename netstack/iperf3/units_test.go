@@ -37,6 +37,34 @@ func TestFormatUnits(t *testing.T) {
 	}
 }
 
+// TestFixedUnits: -f's fixed units (unit_snprintf with k m g t, K M G T):
+// the number may pass four places, lower case counts bits.
+func TestFixedUnits(t *testing.T) {
+	tests := []struct {
+		f    byte
+		n    float64 // bytes per second
+		want string
+	}{
+		{'k', 100129196.3 / 8, "100129 Kbit"}, // 3.12 at -u -b 100M -f k: "100129 Kbits/sec"
+		{'m', 118750000, " 950 Mbit"},
+		{'m', 1250, "0.01 Mbit"},
+		{'g', 118750000, "0.95 Gbit"},
+		{'t', 125e9, "1.00 Tbit"},
+		{'K', 1024 * 99.94, "99.9 KByte"},
+		{'M', 95.4 * 1048576, "95.4 MByte"}, // 3.12 at -f M: "95.4 MBytes/sec"
+		{'M', 5000 * 1048576, "5000 MByte"},
+		{'G', 1 << 30, "1.00 GByte"},
+		{'T', 1 << 30, "0.00 TByte"},
+		{'a', 125000000, "1.00 Gbit"}, // the default
+		{'A', 1 << 20, "1.00 MByte"},
+	}
+	for _, tc := range tests {
+		if got := unitFormat(tc.n, tc.f); got != tc.want {
+			t.Errorf("-f %c: unitFormat(%v) = %q, want %q", tc.f, tc.n, got, tc.want)
+		}
+	}
+}
+
 func TestParseCount(t *testing.T) {
 	tests := []struct {
 		in      string
