@@ -27,6 +27,7 @@ type Config struct {
 	Client  ClientOptions
 	Server  ServerOptions
 	LogFile string // --logfile: output is appended to this file
+	Help    bool   // -h: print the usage and do nothing else
 
 	rcvTimeoutSet bool // --rcv-timeout was given
 }
@@ -43,6 +44,7 @@ type option struct {
 var options = []option{
 	{'s', "server", false, 0, nil},
 	{'c', "client", true, 0, nil},
+	{'h', "help", false, 0, nil},
 	{'p', "port", true, 0, func(c *Config, v string) error {
 		p, err := strconv.Atoi(v)
 		if err != nil || p < 1 || p > 65535 {
@@ -317,8 +319,7 @@ var refusedOptions = []struct {
 	{'D', "daemon", false, "the board's iperf3 runs in the foreground of mesonemu"},
 	{'v', "version", false, "this is mesonemu's iperf3, wire-compatible with 3.12 (mesonemu --version)"},
 	{'d', "debug", false, "debug output is not implemented"},
-	{'h', "help", false, "see iperf3 3.12's --help; mesonemu's iperf3 takes its common options"},
-	{'B', "bind", true, "each emulated host has one address"},
+	{'B', "bind", true, "each emulated host has one address per family, chosen by the destination"},
 	{0, "bind-dev", true, "each emulated host has one interface"},
 	{'L', "flowlabel", true, "the emulated stacks' sockets do not set IPv6 flow labels"},
 	{'A', "affinity", true, "the emulated board has one core"},
@@ -473,6 +474,12 @@ func ParseArgs(args []string) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	for _, u := range uses {
+		if u.opt.long == "help" { // 3.12 prints its usage as soon as it reads -h
+			cfg.Help = true
+			return cfg, nil
+		}
+	}
 	if cfg.Mode, cfg.Client.Host, err = role(uses); err != nil {
 		return cfg, err
 	}
@@ -575,6 +582,9 @@ func tokenize(args []string) ([]use, error) {
 			}
 		default:
 			return nil, fmt.Errorf("unexpected argument %q", arg)
+		}
+		if len(unknown) == 0 && len(uses) > 0 && uses[len(uses)-1].opt.long == "help" {
+			return uses, nil // getopt's order: -h answers before what follows it
 		}
 	}
 	if len(unknown) > 0 {

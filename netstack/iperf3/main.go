@@ -70,6 +70,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(stdout, "Usage: iperf3 [-s|-c host] [options]\n       iperf3 [-h|--help] [-v|--version]\n")
 		return 1
 	}
+	if cfg.Help {
+		writeUsage(stdout)
+		return 0
+	}
 	if cfg.Client.Verbose && cfg.Client.JSON {
 		// 3.12 warns and leaves its verbose lines out of the JSON run.
 		fmt.Fprintf(stderr, "warning: Verbose output (-v) may interfere with JSON output (-J)\n")
