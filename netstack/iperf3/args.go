@@ -28,6 +28,7 @@ type Config struct {
 	Server  ServerOptions
 	LogFile string // --logfile: output is appended to this file
 	Help    bool   // -h: print the usage and do nothing else
+	Version bool   // -v: print the version and do nothing else
 
 	rcvTimeoutSet bool // --rcv-timeout was given
 }
@@ -45,6 +46,7 @@ var options = []option{
 	{'s', "server", false, 0, nil},
 	{'c', "client", true, 0, nil},
 	{'h', "help", false, 0, nil},
+	{'v', "version", false, 0, nil},
 	{'p', "port", true, 0, func(c *Config, v string) error {
 		p, err := strconv.Atoi(v)
 		if err != nil || p < 1 || p > 65535 {
@@ -317,7 +319,6 @@ var refusedOptions = []struct {
 	reason string
 }{
 	{'D', "daemon", false, "the board's iperf3 runs in the foreground of mesonemu"},
-	{'v', "version", false, "this is mesonemu's iperf3, wire-compatible with 3.12 (mesonemu --version)"},
 	{'d', "debug", false, "debug output is not implemented"},
 	{'B', "bind", true, "each emulated host has one address per family, chosen by the destination"},
 	{0, "bind-dev", true, "each emulated host has one interface"},
@@ -474,11 +475,10 @@ func ParseArgs(args []string) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	for _, u := range uses {
-		if u.opt.long == "help" { // 3.12 prints its usage as soon as it reads -h
-			cfg.Help = true
-			return cfg, nil
-		}
+	if n := len(uses); n > 0 && answersAtOnce(uses[n-1].opt.long) {
+		// 3.12 prints its usage or version as soon as getopt reads -h or -v.
+		cfg.Help, cfg.Version = uses[n-1].opt.long == "help", uses[n-1].opt.long == "version"
+		return cfg, nil
 	}
 	if cfg.Mode, cfg.Client.Host, err = role(uses); err != nil {
 		return cfg, err
@@ -583,8 +583,8 @@ func tokenize(args []string) ([]use, error) {
 		default:
 			return nil, fmt.Errorf("unexpected argument %q", arg)
 		}
-		if len(unknown) == 0 && len(uses) > 0 && uses[len(uses)-1].opt.long == "help" {
-			return uses, nil // getopt's order: -h answers before what follows it
+		if len(unknown) == 0 && len(uses) > 0 && answersAtOnce(uses[len(uses)-1].opt.long) {
+			return uses, nil // getopt's order: -h and -v answer before what follows them
 		}
 	}
 	if len(unknown) > 0 {
@@ -592,6 +592,9 @@ func tokenize(args []string) ([]use, error) {
 	}
 	return uses, nil
 }
+
+// answersAtOnce are the options 3.12 answers as soon as it reads them.
+func answersAtOnce(long string) bool { return long == "help" || long == "version" }
 
 // shortFlags reads one "-xyz" word (and the next word if its last flag
 // takes a value), returning the index of the last word used.

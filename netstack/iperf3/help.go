@@ -55,12 +55,14 @@ var optionHelp = map[string][2]string{
 	"forceflush":           {"", "flush the output after every line (it always is here)"},
 	"logfile":              {"<file>", "append the output to <file>"},
 	"connect-timeout":      {"#", "ms the control connection may take to connect"},
+	"help":                 {"", "show this message and quit"},
+	"version":              {"", "show version information and quit"},
 }
 
 // writeUsage is -h: the accepted options by role, then the refused ones.
 func writeUsage(w io.Writer) {
 	var b strings.Builder
-	b.WriteString("Usage: iperf3 [-s|-c host] [options]\n       iperf3 [-h|--help]\n" +
+	b.WriteString("Usage: iperf3 [-s|-c host] [options]\n       iperf3 [-h|--help] [-v|--version]\n" +
 		"(mesonemu's iperf3, wire-compatible with iperf3 3.12)\n")
 	refused := make(map[string]bool, len(refusedOptions))
 	for _, r := range refusedOptions {

@@ -44,3 +44,17 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestVersion: -v prints 3.12's three lines (version, system, features) and
+// exits 0 before anything else on the line is looked at.
+func TestVersion(t *testing.T) {
+	for _, args := range []string{"-v", "--version", "-c 198.18.0.1 -v -t abc"} {
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), strings.Fields(args), Env{Stdout: &out, Stderr: &errOut})
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if code != 0 || errOut.Len() != 0 || len(lines) != 3 || lines[0] != "iperf 3.12 (mesonemu iperf3)" ||
+			!strings.HasPrefix(lines[2], "Optional features available: ") {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q", args, code, errOut.String(), out.String())
+		}
+	}
+}

@@ -70,8 +70,15 @@ func Main(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(stdout, "Usage: iperf3 [-s|-c host] [options]\n       iperf3 [-h|--help] [-v|--version]\n")
 		return 1
 	}
-	if cfg.Help {
+	switch {
+	case cfg.Help:
 		writeUsage(stdout)
+		return 0
+	case cfg.Version:
+		// 3.12's version line, its uname line and the features it was built
+		// with; here the features the board's iperf3 offers.
+		fmt.Fprintf(stdout, "%s (mesonemu iperf3)\n%s\nOptional features available: TCP congestion algorithm setting, sendfile / zerocopy\n",
+			versionString, defaultSystemInfo())
 		return 0
 	}
 	if cfg.Client.Verbose && cfg.Client.JSON {
