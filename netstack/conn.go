@@ -2,6 +2,7 @@ package netstack
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,9 +31,10 @@ import (
 // done and queued before the task goes on.
 type Conn struct {
 	socket
-	rw, ww *emu.Waker
-	local  net.Addr
-	remote net.Addr
+	rw, ww  *emu.Waker
+	local   net.Addr
+	remote  net.Addr
+	network string // for errors: "" is "tcp"
 
 	rDeadline, wDeadline emu.Time // -1: none (mu)
 }
@@ -99,7 +101,7 @@ func (timeoutError) Temporary() bool { return true }
 func (timeoutError) Unwrap() error   { return os.ErrDeadlineExceeded }
 
 func (c *Conn) opError(op string, err error) error {
-	return &net.OpError{Op: op, Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
+	return &net.OpError{Op: op, Net: cmp.Or(c.network, "tcp"), Source: c.local, Addr: c.remote, Err: err}
 }
 
 // state reads what a blocked call must look at again after each wake.

@@ -54,6 +54,7 @@ type Host struct {
 	m     *emu.Machine
 	addr  netip.Prefix
 	addr6 netip.Prefix // invalid: no IPv6
+	mtu   uint32       // the link's IP MTU
 	clock *Clock
 
 	mu     sync.Mutex
@@ -128,7 +129,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if err := checkAddr6(cfg); err != nil {
 		return nil, err
 	}
-	h := &Host{Name: cfg.Name, m: cfg.Machine, addr: cfg.Addr, addr6: cfg.Addr6}
+	h := &Host{Name: cfg.Name, m: cfg.Machine, addr: cfg.Addr, addr6: cfg.Addr6, mtu: cfg.MTU}
 	h.clock = &Clock{m: cfg.Machine, settle: h.settle}
 	rng := newLockedSource(cfg.Seeded)
 	protocols := []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"syscall"
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
@@ -38,6 +39,12 @@ type UDPConn struct {
 	// ipHeader is the IP header a datagram carries on the wire (20 or 40
 	// bytes), for the send buffer's charge.
 	ipHeader int
+	v4       bool // an AF_INET socket (not IPv6 or dual-stack)
+	// dontFragment is IP_PMTUDISC_DO (--dont-fragment): a datagram the
+	// link's MTU cannot carry whole is refused with EMSGSIZE, as Linux's
+	// ip_append_data does; gVisor sets DF but still fragments what it
+	// sends itself (gvisor.dev/issue/5919), so the check is made here.
+	dontFragment bool
 }
 
 // UDPSocketStats counts what one socket's writes met (engine tasks only).
@@ -67,10 +74,10 @@ func (h *Host) newUDP(proto tcpip.NetworkProtocolNumber, v6only bool) (*UDPConn,
 		ep.SocketOptions().SetV6Only(v6only)
 	}
 	ep.SocketOptions().SetReceiveBufferSize(DefaultUDPRcvBuf, false)
-	c := &Conn{socket: socket{h: h, ep: ep, wq: wq}, rw: h.m.NewWaker(), ww: h.m.NewWaker(), rDeadline: -1, wDeadline: -1}
+	c := &Conn{socket: socket{h: h, ep: ep, wq: wq}, rw: h.m.NewWaker(), ww: h.m.NewWaker(), network: "udp", rDeadline: -1, wDeadline: -1}
 	c.entry = waiter.NewFunctionEntry(waiter.ReadableEvents|waiter.EventHUp|waiter.EventErr, func(waiter.EventMask) { c.rw.Wake() })
 	wq.EventRegister(&c.entry)
-	return &UDPConn{Conn: c, sndBuf: DefaultUDPSndBuf, ipHeader: header.IPv4MinimumSize}, nil
+	return &UDPConn{Conn: c, sndBuf: DefaultUDPSndBuf, ipHeader: header.IPv4MinimumSize, v4: proto == ipv4.ProtocolNumber}, nil
 }
 
 func (u *UDPConn) setAddrs() {
@@ -170,6 +177,10 @@ func (u *UDPConn) waitSendRoom(n, ipHeader int) error {
 }
 
 func (u *UDPConn) write(b []byte, to *tcpip.FullAddress, ipHeader int) (int, error) {
+	if u.dontFragment && ipHeader+header.UDPMinimumSize+len(b) > int(u.h.mtu) {
+		u.stats.SendErrors++
+		return 0, u.opError("write", syscall.EMSGSIZE)
+	}
 	if err := u.waitSendRoom(len(b), ipHeader); err != nil {
 		return 0, err
 	}

@@ -225,3 +225,36 @@ func TestClientPortInProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestDontFragment: --dont-fragment is Linux's IP_PMTUDISC_DO on the
+// board's IPv4 UDP socket. A datagram that fits the 1500-byte MTU with its
+// 28 bytes of headers goes out; one byte more is refused with 3.12's
+// "unable to write to stream socket: Message too long" (exit 1), where
+// without the option the stack sends it in two fragments.
+func TestDontFragment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulated UDP tests; skipped with -short")
+	}
+	for _, tc := range []struct {
+		args       string
+		code       int
+		stderr     string
+		frameBytes int // the data frames' length (no FCS), 0: none sent
+	}{
+		{"-l 1472 --dont-fragment", 0, "\n", 1514},
+		{"-l 1473 --dont-fragment", 1, "iperf3: error - unable to write to stream socket: Message too long\n", 0},
+		{"-l 1473", 0, "\n", 1514}, // the first of each datagram's two fragments
+	} {
+		var out, errOut bytes.Buffer
+		o := Options{Sim: sim.Options{Driver: "fixed", TxDelayNs: u32(2), Seed: 1}}
+		args := strings.Fields("-c 198.18.0.1 -u -b 10M -t 1 " + tc.args)
+		run, err := RunIperf3Counted(context.Background(), o, args, &out, &errOut)
+		if err != nil || run.Code != tc.code || !strings.HasPrefix(errOut.String(), tc.stderr) {
+			t.Errorf("%s: %v, exit %d, stderr %q; want exit %d, %q first", tc.args, err, run.Code, errOut.String(), tc.code, tc.stderr)
+			continue
+		}
+		if got := run.BoardToPC.FrameLen; got != tc.frameBytes || (tc.frameBytes > 0 && run.BoardToPC.Frames < 800) {
+			t.Errorf("%s: %d data frames of %d B, want frames of %d", tc.args, run.BoardToPC.Frames, got, tc.frameBytes)
+		}
+	}
+}

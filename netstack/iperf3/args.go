@@ -253,6 +253,10 @@ var options = []option{
 		c.Client.File, c.Server.File = v, v
 		return nil
 	}},
+	{0, "dont-fragment", false, ModeClient, func(c *Config, _ string) error {
+		c.Client.DontFragment = true
+		return nil
+	}},
 	{0, "repeating-payload", false, ModeClient, func(c *Config, _ string) error {
 		c.Client.Repeating = true
 		return nil
@@ -330,7 +334,6 @@ var refusedOptions = []struct {
 	{'I', "pidfile", true, "the board's iperf3 is not a separate process"},
 	{0, "fq-rate", true, "the emulated stacks have no fq pacing (3.12 without SO_MAX_PACING_RATE refuses it too)"},
 	{0, "no-fq-socket-pacing", false, "the emulated stacks have no fq pacing"},
-	{0, "dont-fragment", false, "IP_MTU_DISCOVER is not available on the emulated stacks"},
 	{0, "username", true, "authentication is not built (3.12 without OpenSSL lacks it too)"},
 	{0, "rsa-public-key-path", true, "authentication is not built"},
 	{0, "rsa-private-key-path", true, "authentication is not built"},

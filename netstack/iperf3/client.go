@@ -53,6 +53,7 @@ type ClientOptions struct {
 	ConnectTimeout  time.Duration // --connect-timeout: the control connection's dial
 	Repeating       bool          // --repeating-payload: "0123456789..." instead of random bytes
 	ZeroCopy        bool          // -Z: 3.12's sendfile path, which sends zeros
+	DontFragment    bool          // --dont-fragment: DF on IPv4 UDP data datagrams
 	Stamps          LineStamps    // --timestamps: the text lines' time prefix
 
 	Dial        DialFunc       // default HostDial
@@ -263,7 +264,7 @@ func newClient(o ClientOptions) *client {
 			Reverse: o.Reverse, Bidir: o.Bidir, Len: o.BlockSize, GetServerOutput: o.GetServerOutput,
 			UDP: o.UDP, Bandwidth: o.Bandwidth, Burst: o.Burst, PacingTimer: o.PacingTimer, Counters64: o.Counters64,
 			Window: o.Window, MSS: o.MSS, NoDelay: o.NoDelay, TOS: o.TOS, Congestion: o.CongestionAlg, Title: o.Title, ExtraData: o.ExtraData, SndTimeout: o.SndTimeout,
-			Repeating: o.Repeating, ZeroCopy: o.ZeroCopy,
+			Repeating: o.Repeating, ZeroCopy: o.ZeroCopy, DontFragment: o.DontFragment,
 		},
 		sending: !o.Reverse, interval: o.Interval, tcpInfo: o.TCPInfo, verbose: o.Verbose && out != nil,
 	}
@@ -385,6 +386,9 @@ func (c *client) onMessage(ctx context.Context, v any) (done bool, err error) {
 		return false, c.beginEnd()
 	case sendersFinished: // posted once, and only where there are senders: a sending test
 		c.sendersFinished = true
+		if c.fault.err != nil {
+			return false, nil // a sender broke: its error ends the test (faultDue), not TEST_END
+		}
 		switch c.phase {
 		case phaseRunning:
 			return false, c.beginEnd()

@@ -3,6 +3,7 @@ package iperf3
 import (
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // Code is an iperf3 error number (i_errno in src/iperf_api.h). It is what a
@@ -53,6 +54,7 @@ const (
 	CodeAccessDenied   Code = 121 // IEACCESSDENIED
 	CodeSetBuf         Code = 124 // IESETBUF
 	CodeSetTOS         Code = 125 // IESETTOS
+	CodeSetDontFrag    Code = 145 // IESETDONTFRAGMENT
 	CodeProtocol       Code = 131 // IEPROTOCOL
 	CodeSetCongestion  Code = 134 // IESETCONGESTION
 	CodeNoMsg          Code = 144 // IENOMSG
@@ -76,6 +78,7 @@ var codeText = map[Code]string{
 	CodeMSS:            fmt.Sprintf("TCP MSS too large (maximum = %d bytes)", maxMSS),
 	CodeSetBuf:         "unable to set socket buffer size",
 	CodeSetTOS:         "unable to set IP TOS",
+	CodeSetDontFrag:    "unable to set IP Do-Not-Fragment flag",
 	CodeBadTOS:         "bad TOS value (must be between 0 and 255 inclusive)",
 	CodeSetCongestion:  "unable to set TCP_CONGESTION: Supplied congestion control algorithm not supported on this host",
 	CodeFile:           "unable to open -F file",
@@ -145,6 +148,16 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // fail builds an *Error with an optional cause.
 func fail(code Code, cause error) *Error { return &Error{Code: code, Err: cause} }
+
+// streamError is a data stream's read or write failure in 3.12's words:
+// an errno cause as C's strerror gives it ("Message too long").
+func streamError(code Code, err error) *Error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		err = unwrapPathError(errno)
+	}
+	return fail(code, err)
+}
 
 // CodeOf reports the iperf3 error number carried by err, or 0.
 func CodeOf(err error) Code {

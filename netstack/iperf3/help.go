@@ -51,6 +51,7 @@ var optionHelp = map[string][2]string{
 	"bandwidth":            {"#[KMG][/#]", "the same as -b"},
 	"bitrate":              {"#[KMG][/#]", "target bitrate in bits/s (UDP default 1M, TCP unlimited), optional burst"},
 	"udp-counters-64bit":   {"", "64-bit UDP sequence numbers"},
+	"dont-fragment":        {"", "UDP over IPv4: set DF on the datagrams (a too-long one is not sent)"},
 	"pacing-timer":         {"#[KMG]", "UDP and -b pacing period in microseconds (default 1000)"},
 	"forceflush":           {"", "flush the output after every line (it always is here)"},
 	"logfile":              {"<file>", "append the output to <file>"},

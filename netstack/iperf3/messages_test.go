@@ -25,6 +25,9 @@ func TestParseParams(t *testing.T) {
 			testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, Bandwidth: 1000, Window: 1000000, MSS: 1400, NoDelay: true, TOS: 16, Title: "x"}, 0},
 		{`{"TOS":255}`, testParams{Time: 10, Parallel: 1, Len: DefaultBlockSize, TOS: 255}, 0},
 		{`{"TOS":256}`, testParams{}, CodeBadTOS},
+		// 3.12 reads dont_fragment's value, not its presence.
+		{`{"udp":true,"len":1400,"dont_fragment":1}`, testParams{Time: 10, Parallel: 1, Len: 1400, UDP: true, DontFragment: true}, 0},
+		{`{"udp":true,"len":1400,"dont_fragment":0}`, testParams{Time: 10, Parallel: 1, Len: 1400, UDP: true}, 0},
 		{`{"TOS":-1}`, testParams{}, CodeBadTOS},
 		{`{"window":536870913}`, testParams{}, CodeBufSize},
 		{`{"MSS":9217}`, testParams{}, CodeMSS},

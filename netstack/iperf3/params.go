@@ -35,6 +35,9 @@ type testParams struct {
 	SndTimeout time.Duration
 	Repeating  bool // --repeating-payload
 	ZeroCopy   bool // -Z
+	// DontFragment is --dont-fragment: IP_MTU_DISCOVER = IP_PMTUDISC_DO on
+	// IPv4 UDP data sockets, so datagrams carry DF and a too-long one fails.
+	DontFragment bool
 }
 
 // wireParams is the parameter JSON in the key order a 3.12 client uses
@@ -65,6 +68,7 @@ type wireParams struct {
 	Counters64      int    `json:"udp_counters_64bit,omitempty"`
 	Repeating       int    `json:"repeating_payload,omitempty"`
 	ZeroCopy        int    `json:"zerocopy,omitempty"`
+	DontFragment    int    `json:"dont_fragment,omitempty"`
 	ClientVersion   string `json:"client_version"`
 }
 
@@ -87,6 +91,9 @@ func (p testParams) wire() wireParams {
 	}
 	if p.ZeroCopy {
 		w.ZeroCopy = 1
+	}
+	if p.DontFragment {
+		w.DontFragment = 1
 	}
 	return w
 }
@@ -138,6 +145,7 @@ func parseParams(body []byte) (testParams, error) {
 		{"window", 0, maxTCPBuffer, CodeBufSize, func(v int64) { p.Window = int(v) }},
 		{"MSS", 0, maxMSS, CodeMSS, func(v int64) { p.MSS = int(v) }},
 		{"TOS", 0, maxTOS, CodeBadTOS, func(v int64) { p.TOS = int(v) }},
+		{"dont_fragment", 0, 1<<31 - 1, CodeRecvParams, func(v int64) { p.DontFragment = v != 0 }}, // 3.12 reads valueint
 	}
 	for _, f := range ints {
 		raw, ok := obj[f.key]

@@ -24,6 +24,9 @@ type SocketOptions struct {
 	// stream is made (iperf_init_stream), after the TCP cookie or the UDP
 	// connect exchange, so those still go out with TOS 0.
 	TOS int
+	// DontFragment is --dont-fragment, set with TOS (iperf_init_stream) and
+	// only on IPv4 UDP sockets: IP_MTU_DISCOVER = IP_PMTUDISC_DO.
+	DontFragment bool
 }
 
 func (o SocketOptions) isZero() bool { return o == SocketOptions{} }
@@ -86,7 +89,9 @@ func applySockOpts(f SockOptFunc, c net.Conn, o SocketOptions) error {
 		return nil
 	case errors.Is(err, ErrCongestion):
 		return fail(CodeSetCongestion, nil)
-	case o == SocketOptions{TOS: o.TOS}:
+	case o == SocketOptions{DontFragment: true}:
+		return fail(CodeSetDontFrag, err)
+	case o == SocketOptions{TOS: o.TOS, DontFragment: o.DontFragment}:
 		return fail(CodeSetTOS, err)
 	}
 	return fail(CodeSetBuf, fmt.Errorf("socket options %+v: %w", o, err))
@@ -98,7 +103,9 @@ func (p testParams) sockOpts() SocketOptions {
 	return SocketOptions{Window: p.Window, MSS: p.MSS, NoDelay: p.NoDelay, Congestion: p.Congestion, UserTimeout: p.SndTimeout}
 }
 
-func (p testParams) tosOpts() SocketOptions { return SocketOptions{TOS: p.TOS} }
+func (p testParams) tosOpts() SocketOptions {
+	return SocketOptions{TOS: p.TOS, DontFragment: p.UDP && p.DontFragment}
+}
 
 // preConnect is what 3.12 sets on a TCP data socket between socket() and
 // connect() (iperf_tcp_connect): the MSS the SYN advertises, the buffers
@@ -192,7 +199,7 @@ func (t *serverTest) setUDPBuffers(pc net.PacketConn) error {
 // has had its connect reply, which 3.12 sends before the stream exists.
 func (t *serverTest) setUDPTOS() error {
 	c, ok := t.udp.pc.(net.Conn)
-	if !ok || t.s.params.TOS == 0 {
+	if !ok || t.s.params.tosOpts().isZero() {
 		return nil
 	}
 	return applySockOpts(t.o.SockOpts, c, t.s.params.tosOpts())

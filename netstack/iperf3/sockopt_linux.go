@@ -27,6 +27,12 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 	return setRaw(raw, o, tcp)
 }
 
+// isIPv4Socket: 3.12 sets DF only on an AF_INET socket (getsockdomain).
+func isIPv4Socket(fd int) bool {
+	d, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	return err == nil && d == unix.AF_INET
+}
+
 // setRaw sets o on a socket; the TCP options only where tcp.
 func setRaw(raw syscall.RawConn, o SocketOptions, tcp bool) error {
 	var serr error
@@ -42,6 +48,9 @@ func setRaw(raw syscall.RawConn, o SocketOptions, tcp bool) error {
 		}
 		if o.TOS > 0 {
 			set(unix.IPPROTO_IP, unix.IP_TOS, o.TOS)
+		}
+		if o.DontFragment && !tcp && isIPv4Socket(int(fd)) {
+			set(unix.IPPROTO_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_DO)
 		}
 		if !tcp {
 			return

@@ -119,7 +119,7 @@ func (t *transfer) send(st *stream, payload []byte) {
 		}
 		if err != nil {
 			if !t.stop.Load() {
-				t.report(fail(CodeStreamWrite, err))
+				t.report(streamError(CodeStreamWrite, err))
 			}
 			return
 		}
@@ -152,7 +152,7 @@ func (t *transfer) receive(st *stream, size int) {
 		}
 		if err != nil {
 			if !t.stop.Load() && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				t.report(fail(CodeStreamRead, err))
+				t.report(streamError(CodeStreamRead, err))
 			}
 			return
 		}

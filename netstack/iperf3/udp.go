@@ -228,7 +228,7 @@ func (t *transfer) sendUDP(st *stream, base []byte) {
 			n, err := st.conn.Write(buf)
 			if err != nil && !errors.Is(err, errNoBuffers) {
 				if !t.stop.Load() {
-					t.report(fail(CodeStreamWrite, err))
+					t.report(streamError(CodeStreamWrite, err))
 				}
 				return
 			}
@@ -251,7 +251,7 @@ func (t *transfer) receiveUDP(st *stream) {
 		n, err := st.conn.Read(buf)
 		if err != nil {
 			if !t.stop.Load() && !errors.Is(err, net.ErrClosed) {
-				t.report(fail(CodeStreamRead, err))
+				t.report(streamError(CodeStreamRead, err))
 			}
 			return
 		}
