@@ -280,11 +280,11 @@ func newClient(o ClientOptions) *client {
 }
 
 func (c *client) cleanup() {
-	c.s.closeFiles()
 	if c.endTimer != nil {
 		c.endTimer.Stop()
 	}
 	c.shutdown()
+	c.s.closeFiles()
 }
 
 // dialContext bounds a dial by the idle timeout on the test clock.

@@ -37,8 +37,15 @@ func newPayload(p testParams, rng *rand.Rand) []byte {
 // UDP datagram keeps its size with the rest of the buffer as it was; the
 // first sender at end of file ends the test for all (3.12's test->done).
 type diskFile struct {
-	f    *os.File
-	name string
+	f      *os.File
+	name   string
+	sender bool
+	// keep is a receiver's counted bytes, set by its summary: what close
+	// leaves in the file. Reads are written before they are counted, so a
+	// read the final count missed (the test ended between the two, or the
+	// drain after it) is cut off again, and the file holds exactly what was
+	// reported received, as 3.12's single loop leaves it. -1: not set.
+	keep int64
 }
 
 func openDiskFile(name string, sender bool) (*diskFile, error) {
@@ -52,7 +59,7 @@ func openDiskFile(name string, sender bool) (*diskFile, error) {
 	if err != nil {
 		return nil, fail(CodeFile, unwrapPathError(err))
 	}
-	return &diskFile{f: f, name: name}, nil
+	return &diskFile{f: f, name: name, sender: sender, keep: -1}, nil
 }
 
 // unwrapPathError is the bare strerror-like cause, capitalised as C's
@@ -79,9 +86,13 @@ func (d *diskFile) fill(b []byte) int {
 // write appends received bytes; like 3.12, a failed write is not an error.
 func (d *diskFile) write(b []byte) { _, _ = d.f.Write(b) }
 
-// size is the file's size now (3.12's fstat at the summary): a receiver's
-// file has grown by what it wrote.
-func (d *diskFile) size() (int64, bool) {
+// summarySize is the file's size for a stream's summary (3.12's fstat): a
+// sender's file as it is, a receiver's the received bytes it will keep.
+func (d *diskFile) summarySize(received uint64) (int64, bool) {
+	if !d.sender {
+		d.keep = int64(received)
+		return d.keep, true
+	}
 	st, err := d.f.Stat()
 	if err != nil {
 		return 0, false
@@ -89,7 +100,12 @@ func (d *diskFile) size() (int64, bool) {
 	return st.Size(), true
 }
 
-func (d *diskFile) close() { _ = d.f.Close() }
+func (d *diskFile) close() {
+	if d.keep >= 0 {
+		_ = d.f.Truncate(d.keep)
+	}
+	_ = d.f.Close()
+}
 
 // addFileStream is addStream for a stream that also gets the test's -F
 // file: opened first, so a file that cannot be opened fails the test before
@@ -107,7 +123,7 @@ func (s *session) addFileStream(conn net.Conn, sender bool) (*stream, error) {
 	return st, nil
 }
 
-// closeFiles closes every stream's -F file.
+// closeFiles closes every stream's -F file, once its activity has ended.
 func (s *session) closeFiles() {
 	for _, st := range s.streams {
 		if st.file != nil {
@@ -121,7 +137,7 @@ func (s *session) diskFileLine(st *stream, sender bool, sent, received uint64) {
 	if st.file == nil {
 		return
 	}
-	size, ok := st.file.size()
+	size, ok := st.file.summarySize(received)
 	if !ok {
 		return
 	}
@@ -146,7 +162,7 @@ func (s *session) diskFileJSON(st *stream, sent, received uint64) *EndDiskFile {
 	if st.file == nil {
 		return nil
 	}
-	size, ok := st.file.size()
+	size, ok := st.file.summarySize(received)
 	if !ok {
 		return nil
 	}

@@ -357,11 +357,11 @@ func newServerTest(srv *server, ctrl net.Conn) *serverTest {
 }
 
 func (t *serverTest) cleanup() {
-	t.s.closeFiles()
 	if t.udp != nil {
 		t.udp.close()
 	}
 	t.shutdown()
+	t.s.closeFiles()
 }
 
 // udpDrops is what a UDP test's socket received and counted for no stream
