@@ -40,8 +40,8 @@ type diskFile struct {
 	f      *os.File
 	name   string
 	sender bool
-	// keep is a receiver's counted bytes, set by its summary: what close
-	// leaves in the file. Reads are written before they are counted, so a
+	// keep is a receiver's counted bytes (the omit period's too), set by its
+	// summary: what close leaves in the file. Reads are written before they are counted, so a
 	// read the final count missed (the test ended between the two, or the
 	// drain after it) is cut off again, and the file holds exactly what was
 	// reported received, as 3.12's single loop leaves it. -1: not set.
@@ -87,10 +87,10 @@ func (d *diskFile) fill(b []byte) int {
 func (d *diskFile) write(b []byte) { _, _ = d.f.Write(b) }
 
 // summarySize is the file's size for a stream's summary (3.12's fstat): a
-// sender's file as it is, a receiver's the received bytes it will keep.
-func (d *diskFile) summarySize(received uint64) (int64, bool) {
+// sender's file as it is, a receiver's the bytes it counted, which it keeps.
+func (d *diskFile) summarySize(counted uint64) (int64, bool) {
 	if !d.sender {
-		d.keep = int64(received)
+		d.keep = int64(counted)
 		return d.keep, true
 	}
 	st, err := d.f.Stat()
@@ -137,7 +137,7 @@ func (s *session) diskFileLine(st *stream, sender bool, sent, received uint64) {
 	if st.file == nil {
 		return
 	}
-	size, ok := st.file.summarySize(received)
+	size, ok := st.file.summarySize(st.allBytes())
 	if !ok {
 		return
 	}
@@ -162,7 +162,7 @@ func (s *session) diskFileJSON(st *stream, sent, received uint64) *EndDiskFile {
 	if st.file == nil {
 		return nil
 	}
-	size, ok := st.file.summarySize(received)
+	size, ok := st.file.summarySize(st.allBytes())
 	if !ok {
 		return nil
 	}

@@ -262,6 +262,14 @@ func (st *stream) ownUDP() udpTotals {
 	return st.udp.totals(st.sender)
 }
 
+// allBytes is what this side moved on st, the omit period included.
+func (st *stream) allBytes() uint64 {
+	if st.frozen {
+		return st.final
+	}
+	return st.moved.Load()
+}
+
 // ownBytes is what this side moved on st after the omit period.
 func (st *stream) ownBytes() uint64 {
 	moved := st.final
