@@ -36,6 +36,7 @@ type flags struct {
 	payload, direction string
 	// TAP and capture
 	tap, ip, ip6, pcap string
+	tapAddrSet         string // --ip or --ip6 was given
 	// compare, scan, eye
 	seeds, jobs int
 	png, svg    string
@@ -124,6 +125,9 @@ func (f *flags) register() *flag.FlagSet {
 func (f *flags) check(cmd string) error {
 	if f.ablate.err != nil {
 		return usagef("--%v", f.ablate.err)
+	}
+	if f.tapAddrSet != "" && f.tap == "" {
+		return usagef("--%s: the board's address is chosen only with --tap (in-process it is 198.18.0.2, and 2001:2::2 with IPv6)", f.tapAddrSet)
 	}
 	if f.ablate.on && cmd != "run" && cmd != "iperf3" && cmd != "compare" {
 		return usagef("--ablate: only run, iperf3 and compare switch mechanisms off")

@@ -40,6 +40,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(fl *flag.Flag) {
 		f.timeSet = f.timeSet || fl.Name == "time"
 		f.skewSet = f.skewSet || strings.HasPrefix(fl.Name, "skew-")
+		if fl.Name == "ip" || fl.Name == "ip6" {
+			f.tapAddrSet = fl.Name
+		}
 	})
 	if err == nil && f.version {
 		fmt.Fprintln(stdout, versionLine())

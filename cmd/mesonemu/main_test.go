@@ -34,6 +34,8 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--driver", "v5.3"}, "driver \"v5.3\""},
 		{[]string{"frobnicate"}, "unknown command \"frobnicate\""},
 		{[]string{"--tap", "t0", "--ip6", "198.18.1.2/24", "iperf3", "-s"}, "--ip6 \"198.18.1.2/24\": want an IPv6 address"},
+		{[]string{"--ip6", "2001:2::5/64", "iperf3", "-c", "2001:2::1"}, "--ip6: the board's address is chosen only with --tap"},
+		{[]string{"--ip", "198.18.1.9/24"}, "--ip: the board's address is chosen only with --tap"},
 		{[]string{"--no-such-flag"}, "flag provided but not defined"},
 		{[]string{"--tx-delay", "4ns"}, "flag provided but not defined: -tx-delay"},
 		{[]string{"run", "--seeed=2"}, "flag provided but not defined: -seeed"},
