@@ -272,15 +272,25 @@ func (h *Host) Dial(ctx context.Context, addr string) (net.Conn, error) {
 	return h.DialFrom(ctx, uint16(port), addr)
 }
 
-// DialFrom is Dial with a fixed local port (iperf3's --cport); 0 picks one.
-func (h *Host) DialFrom(ctx context.Context, localPort uint16, addr string) (net.Conn, error) {
+// dialTarget parses a dial's "host:port" and picks the network protocol
+// that reaches it; errors start with what ("dial", "dial udp").
+func (h *Host) dialTarget(what, addr string) (tcpip.FullAddress, tcpip.NetworkProtocolNumber, error) {
 	remote, err := parseHostPort(addr)
 	if err != nil {
-		return nil, err
+		return remote, 0, err
 	}
 	proto, err := h.dialProto(remote)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
+		return remote, 0, fmt.Errorf("%s %s: %w", what, addr, err)
+	}
+	return remote, proto, nil
+}
+
+// DialFrom is Dial with a fixed local port (iperf3's --cport); 0 picks one.
+func (h *Host) DialFrom(ctx context.Context, localPort uint16, addr string) (net.Conn, error) {
+	remote, proto, err := h.dialTarget("dial", addr)
+	if err != nil {
+		return nil, err
 	}
 	wq := new(waiter.Queue)
 	ep, terr := h.Stack.NewEndpoint(tcp.ProtocolNumber, proto, wq)

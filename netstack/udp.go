@@ -92,13 +92,9 @@ func (u *UDPConn) setAddrs() {
 // DialUDP opens a UDP socket connected to addr ("198.18.0.1:5201"), bound to
 // localPort (0: any). Call it from an engine task.
 func (h *Host) DialUDP(_ context.Context, localPort uint16, addr string) (*UDPConn, error) {
-	remote, err := parseHostPort(addr)
+	remote, proto, err := h.dialTarget("dial udp", addr)
 	if err != nil {
 		return nil, err
-	}
-	proto, err := h.dialProto(remote)
-	if err != nil {
-		return nil, fmt.Errorf("dial udp %s: %w", addr, err)
 	}
 	u, err := h.newUDP(proto, false)
 	if err != nil {
