@@ -36,16 +36,16 @@ func newPayload(p testParams, rng *rand.Rand) []byte {
 // A TCP sender sends the short last block as it is (3.12's pending_size), a
 // UDP datagram keeps its size with the rest of the buffer as it was; the
 // first sender at end of file ends the test for all (3.12's test->done).
+//
+// A receiver writes each read before it counts it, and close cuts the file
+// back to the stream's count (the omit period's bytes too): a read the final
+// count missed (the test ended between the two, or the drain after it) is
+// not kept, so the file holds what was reported received, as 3.12's single
+// loop leaves it.
 type diskFile struct {
 	f      *os.File
 	name   string
 	sender bool
-	// keep is a receiver's counted bytes (the omit period's too), set by its
-	// summary: what close leaves in the file. Reads are written before they are counted, so a
-	// read the final count missed (the test ended between the two, or the
-	// drain after it) is cut off again, and the file holds exactly what was
-	// reported received, as 3.12's single loop leaves it. -1: not set.
-	keep int64
 }
 
 func openDiskFile(name string, sender bool) (*diskFile, error) {
@@ -59,7 +59,7 @@ func openDiskFile(name string, sender bool) (*diskFile, error) {
 	if err != nil {
 		return nil, fail(CodeFile, unwrapPathError(err))
 	}
-	return &diskFile{f: f, name: name, sender: sender, keep: -1}, nil
+	return &diskFile{f: f, name: name, sender: sender}, nil
 }
 
 // unwrapPathError is the bare strerror-like cause, capitalised as C's
@@ -87,11 +87,11 @@ func (d *diskFile) fill(b []byte) int {
 func (d *diskFile) write(b []byte) { _, _ = d.f.Write(b) }
 
 // summarySize is the file's size for a stream's summary (3.12's fstat): a
-// sender's file as it is, a receiver's the bytes it counted, which it keeps.
+// sender's file as it is, a receiver's the bytes it counted, which close
+// leaves in it.
 func (d *diskFile) summarySize(counted uint64) (int64, bool) {
 	if !d.sender {
-		d.keep = int64(counted)
-		return d.keep, true
+		return int64(counted), true
 	}
 	st, err := d.f.Stat()
 	if err != nil {
@@ -100,9 +100,10 @@ func (d *diskFile) summarySize(counted uint64) (int64, bool) {
 	return st.Size(), true
 }
 
-func (d *diskFile) close() {
-	if d.keep >= 0 {
-		_ = d.f.Truncate(d.keep)
+// close closes the file, a receiver's cut back to the counted bytes.
+func (d *diskFile) close(counted uint64) {
+	if !d.sender {
+		_ = d.f.Truncate(int64(counted))
 	}
 	_ = d.f.Close()
 }
@@ -127,7 +128,7 @@ func (s *session) addFileStream(conn net.Conn, sender bool) (*stream, error) {
 func (s *session) closeFiles() {
 	for _, st := range s.streams {
 		if st.file != nil {
-			st.file.close()
+			st.file.close(st.allBytes())
 		}
 	}
 }

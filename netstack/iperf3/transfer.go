@@ -142,7 +142,7 @@ func (t *transfer) receive(st *stream, size int) {
 		n, err := st.conn.Read(buf)
 		if n > 0 {
 			if st.file != nil {
-				st.file.write(buf[:n]) // before it counts: see diskFile.keep
+				st.file.write(buf[:n]) // before it counts (see diskFile)
 			}
 			st.moved.Add(uint64(n))
 			t.progress.Add(uint64(n))
