@@ -478,10 +478,12 @@ func ParseArgs(args []string) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	if n := len(uses); n > 0 && answersAtOnce(uses[n-1].opt.long) {
-		// 3.12 prints its usage or version as soon as getopt reads -h or -v.
-		cfg.Help, cfg.Version = uses[n-1].opt.long == "help", uses[n-1].opt.long == "version"
-		return cfg, nil
+	for _, u := range uses { // tokenize stops at the first -h or -v
+		if answersAtOnce(u.opt.long) {
+			// 3.12 prints its usage or version as soon as getopt reads them.
+			cfg.Help, cfg.Version = u.opt.long == "help", u.opt.long == "version"
+			return cfg, nil
+		}
 	}
 	if cfg.Mode, cfg.Client.Host, err = role(uses); err != nil {
 		return cfg, err

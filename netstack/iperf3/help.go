@@ -86,20 +86,21 @@ func writeUsage(w io.Writer) {
 			if mode != g.mode || !ok || refused[o.long] {
 				continue
 			}
-			name := "    --" + o.long
-			if o.short != 0 {
-				name = fmt.Sprintf("-%c, --%s", o.short, o.long)
-			}
-			fmt.Fprintf(&b, "  %-38s %s\n", strings.TrimRight(name+" "+h[0], " "), h[1])
+			fmt.Fprintf(&b, "  %-38s %s\n", strings.TrimRight(optionName(o.short, o.long)+" "+h[0], " "), h[1])
 		}
 	}
 	b.WriteString("\nNot offered by the emulated board (refused with the reason):\n")
 	for _, r := range refusedOptions {
-		name := "    --" + r.long
-		if r.short != 0 {
-			name = fmt.Sprintf("-%c, --%s", r.short, r.long)
-		}
-		fmt.Fprintf(&b, "  %-38s %s\n", name, r.reason)
+		fmt.Fprintf(&b, "  %-38s %s\n", optionName(r.short, r.long), r.reason)
 	}
 	_, _ = io.WriteString(w, b.String())
+}
+
+// optionName is "-x, --long", or "    --long" for an option without a
+// short form, so the long names line up.
+func optionName(short byte, long string) string {
+	if short == 0 {
+		return "    --" + long
+	}
+	return fmt.Sprintf("-%c, --%s", short, long)
 }
