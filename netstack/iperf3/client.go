@@ -386,9 +386,6 @@ func (c *client) onMessage(ctx context.Context, v any) (done bool, err error) {
 		return false, c.beginEnd()
 	case sendersFinished: // posted once, and only where there are senders: a sending test
 		c.sendersFinished = true
-		if c.fault.err != nil {
-			return false, nil // a sender broke: its error ends the test (faultDue), not TEST_END
-		}
 		switch c.phase {
 		case phaseRunning:
 			return false, c.beginEnd()

@@ -14,7 +14,7 @@ type (
 	xferFailed      struct{ err error } // a data stream broke
 	faultDue        struct{}            // a held stream error's grace ran out
 	limitReached    struct{}            // receivers saw the -n total arrive
-	sendersFinished struct{}            // every sending stream returned
+	sendersFinished struct{}            // every sending stream returned, none failed
 	endDue          struct{}            // the senders had endGrace to finish their blocks
 	accepted        struct{ conn net.Conn }
 	acceptFailed    struct{ err error }

@@ -20,7 +20,7 @@ const maxReadChunk = 128 * 1024
 // transfer runs the data streams: one activity per stream, sending the
 // fixed random payload block after block or reading and counting. It posts
 // xferFailed for a broken stream, limitReached once the receivers have the
-// -n total and sendersFinished when the last sender returns.
+// -n total and sendersFinished when the last sender returns (none failed).
 type transfer struct {
 	sched    coop.Sched
 	post     func(any)
@@ -32,6 +32,7 @@ type transfer struct {
 	received atomic.Uint64 // bytes read by all receivers
 	limitHit atomic.Bool   // limitReached was posted
 	senders  atomic.Int64  // senders still running
+	failed   atomic.Bool   // a stream reported a failure
 	all      *coop.Group
 
 	// UDP streams (udp.go): the test clock for headers and pacing.
@@ -76,7 +77,12 @@ func (t *transfer) start(streams []*stream, payload []byte, readSize int) {
 	}
 }
 
-func (t *transfer) report(err error) { t.post(xferFailed{err}) }
+// report posts a stream's failure. A test with a failed stream has not
+// finished its sending: the failure (or the peer's reason for it) ends it.
+func (t *transfer) report(err error) {
+	t.failed.Store(true)
+	t.post(xferFailed{err})
+}
 
 // send writes whole blocks (with -F the file's short last one too). Under
 // -n each block is reserved from the shared quota first, so all streams
@@ -126,9 +132,10 @@ func (t *transfer) send(st *stream, payload []byte) {
 	}
 }
 
-// senderDone is a sending activity's end: the last one posts sendersFinished.
+// senderDone is a sending activity's end: the last one posts
+// sendersFinished, unless a stream failed.
 func (t *transfer) senderDone() {
-	if t.senders.Add(-1) == 0 {
+	if t.senders.Add(-1) == 0 && !t.failed.Load() {
 		t.post(sendersFinished{})
 	}
 }
