@@ -55,9 +55,9 @@ func (w WireCounters) CRCErrors() uint64 { return w.FarEndCRCErrors + w.BoardCRC
 
 // Counter is one named counter for printing.
 type Counter struct {
-	Where string
-	Name  string
-	Value uint64
+	Where string `json:"where"`
+	Name  string `json:"name"`
+	Value uint64 `json:"value"`
 }
 
 // List names the counters in a fixed order, grouped by where they count.
