@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,7 +199,8 @@ func TestWireLinuxTCPOverTheBoard(t *testing.T) {
 	})
 	var udp udpJSON
 	rcvbuf0 := udpRcvbufErrors(t, pc)
-	preUDP := wireRun(t, board, pc, preFixBoard, "", func(ctx context.Context) {
+	pcapPath := filepath.Join(t.TempDir(), "wire.pcapng")
+	preUDP := wireRun(t, board, pc, preFixBoard, pcapPath, func(ctx context.Context) {
 		_, s := iperfPair(ctx, t, board, pc, "-u", "-b", "300M", "-t", "5")
 		if err := json.Unmarshal(s, &udp); err != nil {
 			t.Errorf("UDP server JSON: %v\n%s", err, s)
@@ -237,15 +240,66 @@ func TestWireLinuxTCPOverTheBoard(t *testing.T) {
 		t.Errorf("pre-fix UDP: %d of %d datagrams lost; the wire broke %d frames and the host and queues dropped %d",
 			u.LostPackets, u.Packets, crc, counted)
 	}
+	checkWirePcap(t, preUDP, pcapPath)
 	if c, tx := fixed.wireLoss(t); c != 0 || tx < 20000 {
 		t.Errorf("fixed: rx_crc_errors %d of %d frames, want 0 of at least 20000", c, tx)
 	}
 	p, f := preTCP.End.SumReceived.BitsPerSecond, fixedTCP.End.SumReceived.BitsPerSecond
-	t.Logf("Linux TCP: pre-fix %s, %d retransmits, srtt %d us; fixed %s, %d retransmits, srtt %d us",
+	lag := time.Duration(max(pre.ClockLagNs, fixed.ClockLagNs))
+	t.Logf("Linux TCP: pre-fix %s, %d retransmits, srtt %d us; fixed %s, %d retransmits, srtt %d us; the board's clock ran up to %v late",
 		mbps(p), preTCP.End.SumSent.Retransmits, preTCP.End.Streams[0].Sender.MeanRTT,
-		mbps(f), fixedTCP.End.SumSent.Retransmits, fixedTCP.End.Streams[0].Sender.MeanRTT)
+		mbps(f), fixedTCP.End.SumSent.Retransmits, fixedTCP.End.Streams[0].Sender.MeanRTT, lag)
+	// Throughput is the board's only while the host keeps the board's clock:
+	// once events run tens of ms late, both runs carry what the host's cores
+	// can (docs/wire.md), and which is faster is the host's noise.
+	if lag > wireHostKeptUp {
+		t.Logf("throughput not compared: the host fell %v behind the board's clock (limit %v), so both runs were host-bound", lag, wireHostKeptUp)
+		return
+	}
 	if f <= p {
 		t.Errorf("fixed %s is not faster than pre-fix %s", mbps(f), mbps(p))
+	}
+}
+
+// wireHostKeptUp is the clock lag up to which a wall-paced run's throughput
+// is the board's and not the host's: a few of the board's RTO floors (200 ms)
+// would be too late, a few ms of scheduling noise is not.
+const wireHostKeptUp = 20 * time.Millisecond
+
+// checkWirePcap: the capture holds every frame that crossed the wire, both
+// directions, and marks bad the ones the PC's NIC dropped for their FCS.
+func checkWirePcap(t *testing.T, r *WireReport, path string) {
+	t.Helper()
+	w := "rgmii wire"
+	crossed := r.must(t, w, "tx_frames") - r.must(t, w, "tx_no_clock") - r.must(t, w, "tx_no_link") - r.must(t, w, "tx_bad_timing") +
+		r.must(t, w, "rx_frames") - r.must(t, w, "rx_no_link") - r.must(t, w, "rx_bad_timing")
+	frames, bad := r.must(t, "pcap", "frames"), r.must(t, "pcap", "bad_fcs")
+	dropped := r.must(t, "pc nic", "rx_crc_errors") + r.must(t, "pc nic", "rx_align_errors")
+	if frames != crossed || bad < dropped || bad == 0 {
+		t.Errorf("pcap: %d frames (%d bad FCS); the wire carried %d and the PC's NIC dropped %d", frames, bad, crossed, dropped)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() < int64(frames)*64 {
+		t.Errorf("pcap file %s: %v, %v bytes for %d frames", path, err, fi, frames)
+	}
+}
+
+// TestWireIdleUsesNoCPU: with both TAPs attached and nothing to carry, the
+// engine sleeps until its next event and the readers block: a second of idle
+// wire costs almost no CPU.
+func TestWireIdleUsesNoCPU(t *testing.T) {
+	need(t)
+	board, pc := wireNets(t)
+	used := -1.0
+	wireRun(t, board, pc, fixedBoard, "", func(ctx context.Context) {
+		time.Sleep(300 * time.Millisecond) // the host's own link-up chatter
+		before := cpuSeconds()
+		time.Sleep(time.Second)
+		used = cpuSeconds() - before
+	})
+	t.Logf("1 s of idle wire: %.1f ms of CPU", used*1000)
+	// A spinning loop would take a whole core (1000 ms).
+	if used < 0 || used > 0.05 {
+		t.Errorf("an idle wire used %.0f ms of CPU in 1 s; want < 50 ms (nothing may spin)", used*1000)
 	}
 }
 
