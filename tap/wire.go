@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -152,8 +151,8 @@ func Wire(ctx context.Context, o WireOptions) (*WireReport, error) {
 	w.stop, w.stopped = make(chan struct{}), make(chan struct{})
 	go func() { _ = w.m.Run(w.stop, func() bool { return false }); close(w.stopped) }()
 	start := time.Now()
-	fmt.Fprintf(o.Stderr, "mesonemu: board %s (%s driver, tx-delay %d ns) between TAP %s (board's Linux) and TAP %s (PC), MAC %s promiscuous, real time\n",
-		w.s.Board.Name, desc.Driver, desc.TxDelayNs, o.BoardTAP, o.TAP, net.HardwareAddr(w.s.Board.MAC[:]))
+	fmt.Fprintf(o.Stderr, "mesonemu: board %s (%s driver, tx-delay %d ns) between TAP %s (the board's Linux; eth0 promiscuous) and TAP %s (the PC), real time\n",
+		w.s.Board.Name, desc.Driver, desc.TxDelayNs, o.BoardTAP, o.TAP)
 	if o.Ready != nil {
 		o.Ready()
 	}
