@@ -27,10 +27,10 @@ const (
 // pipeDir is one direction of a pipe: what the writer has put and the
 // reader not yet taken.
 type pipeDir struct {
-	mu       sync.Mutex
-	data     []byte
-	shut     bool // the writing end closed: reads drain then EOF
-	gone     bool // the reading end closed: writes fail
+	mu      sync.Mutex
+	data    []byte
+	shut    bool // the writing end closed: reads drain then EOF
+	gone    bool // the reading end closed: writes fail
 	readers coop.Waker
 	writers coop.Waker
 	paced   coop.Waker // the writer, sleeping off its bytes' time
