@@ -236,7 +236,10 @@ func TestWireLinuxTCPOverTheBoard(t *testing.T) {
 	u := udp.End.Sum
 	t.Logf("UDP 300 Mbit/s: %d of %d datagrams lost (%.3f %%): %d bad FCS on the wire, %d dropped by the host or a queue (%d in the PC's socket buffer)",
 		u.LostPackets, u.Packets, u.LostPercent, crc, counted, rcvbuf)
-	if u.Packets < 50000 || u.LostPackets+10 < crc*9/10 || u.LostPackets > crc+counted+10 {
+	// Slack: datagrams in flight when the client stopped, and reordering,
+	// which iperf3 counts by sequence gaps.
+	slack := max(10, u.Packets/1000)
+	if u.Packets < 50000 || u.LostPackets+slack < crc*9/10 || u.LostPackets > crc+counted+slack {
 		t.Errorf("pre-fix UDP: %d of %d datagrams lost; the wire broke %d frames and the host and queues dropped %d",
 			u.LostPackets, u.Packets, crc, counted)
 	}
