@@ -18,10 +18,17 @@ type HostTAPStats struct {
 	RxPackets, RxDropped, TxPackets, TxDropped uint64
 }
 
-// Sub is the change from before to s.
+// Sub is the change from before to s. A counter that went down was reset
+// (the interface was made anew) and counts from zero.
 func (s HostTAPStats) Sub(before HostTAPStats) HostTAPStats {
-	return HostTAPStats{RxPackets: s.RxPackets - before.RxPackets, RxDropped: s.RxDropped - before.RxDropped,
-		TxPackets: s.TxPackets - before.TxPackets, TxDropped: s.TxDropped - before.TxDropped}
+	d := func(now, then uint64) uint64 {
+		if now < then {
+			return now
+		}
+		return now - then
+	}
+	return HostTAPStats{RxPackets: d(s.RxPackets, before.RxPackets), RxDropped: d(s.RxDropped, before.RxDropped),
+		TxPackets: d(s.TxPackets, before.TxPackets), TxDropped: d(s.TxDropped, before.TxDropped)}
 }
 
 // ReadHostTAPStats reads interface name's counters in network namespace netns
