@@ -114,7 +114,8 @@ type wire struct {
 	o                   WireOptions
 	s                   *sim.Sim
 	m                   *emu.Machine
-	boardDev, pcDev     *Device // until the port and bridge own them
+	boardDev, pcDev     io.ReadWriteCloser // until the port and bridge own them
+	hostStats           bool               // the ports are TAPs whose kernel counters are read
 	port                *BoardPort
 	bridge              *Bridge
 	capt                *capture.Capture
@@ -141,6 +142,12 @@ func Wire(ctx context.Context, o WireOptions) (*WireReport, error) {
 	if err := w.open(); err != nil {
 		return nil, err
 	}
+	return w.run(ctx)
+}
+
+// run boots the board between w's two ports and carries frames until the
+// time is up or ctx ends.
+func (w *wire) run(ctx context.Context) (*WireReport, error) {
 	if err := w.build(); err != nil {
 		return nil, err
 	}
@@ -151,14 +158,14 @@ func Wire(ctx context.Context, o WireOptions) (*WireReport, error) {
 	w.stop, w.stopped = make(chan struct{}), make(chan struct{})
 	go func() { _ = w.m.Run(w.stop, func() bool { return false }); close(w.stopped) }()
 	start := time.Now()
-	fmt.Fprintf(o.Stderr, "mesonemu: board %s (%s driver, tx-delay %d ns) between TAP %s (the board's Linux; eth0 promiscuous) and TAP %s (the PC), real time\n",
-		w.s.Board.Name, desc.Driver, desc.TxDelayNs, o.BoardTAP, o.TAP)
-	if o.Ready != nil {
-		o.Ready()
+	fmt.Fprintf(w.o.Stderr, "mesonemu: board %s (%s driver, tx-delay %d ns) between TAP %s (the board's Linux; eth0 promiscuous) and TAP %s (the PC), real time\n",
+		w.s.Board.Name, desc.Driver, desc.TxDelayNs, w.o.BoardTAP, w.o.TAP)
+	if w.o.Ready != nil {
+		w.o.Ready()
 	}
 	var timeout <-chan time.Time
-	if o.Time > 0 {
-		t := time.NewTimer(o.Time)
+	if w.o.Time > 0 {
+		t := time.NewTimer(w.o.Time)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -171,13 +178,16 @@ func Wire(ctx context.Context, o WireOptions) (*WireReport, error) {
 
 // open opens both TAPs and takes the kernel's counters before anything moves.
 func (w *wire) open() error {
-	var err error
-	if w.boardDev, err = OpenIn(w.o.BoardNetns, w.o.BoardTAP); err != nil {
+	bd, err := OpenIn(w.o.BoardNetns, w.o.BoardTAP)
+	if err != nil {
 		return err
 	}
-	if w.pcDev, err = OpenIn(w.o.Netns, w.o.TAP); err != nil {
+	w.boardDev = bd
+	pd, err := OpenIn(w.o.Netns, w.o.TAP)
+	if err != nil {
 		return err
 	}
+	w.pcDev, w.hostStats = pd, true
 	if w.boardHost0, err = ReadHostTAPStats(w.o.BoardNetns, w.o.BoardTAP); err != nil {
 		return err
 	}
@@ -255,16 +265,13 @@ func (w *wire) finish(desc sim.Description, wall time.Duration) (*WireReport, er
 		}
 		w.capt = nil
 	}
-	if h, err := ReadHostTAPStats(w.o.BoardNetns, w.o.BoardTAP); err == nil {
-		r.raw.boardHost, r.raw.hasHost = h.Sub(w.boardHost0), true
-	} else {
-		errs = append(errs, err)
-	}
-	if h, err := ReadHostTAPStats(w.o.Netns, w.o.TAP); err == nil {
-		r.raw.pcHost = h.Sub(w.pcHost0)
-	} else {
-		r.raw.hasHost = false
-		errs = append(errs, err)
+	if w.hostStats {
+		bh, berr := ReadHostTAPStats(w.o.BoardNetns, w.o.BoardTAP)
+		ph, perr := ReadHostTAPStats(w.o.Netns, w.o.TAP)
+		if berr == nil && perr == nil {
+			r.raw.boardHost, r.raw.pcHost, r.raw.hasHost = bh.Sub(w.boardHost0), ph.Sub(w.pcHost0), true
+		}
+		errs = append(errs, berr, perr)
 	}
 	w.port, w.bridge = nil, nil
 	r.Counters = r.raw.list(w.o.BoardTAP, w.o.TAP)
