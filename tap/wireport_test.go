@@ -68,7 +68,7 @@ func ipv4Frame(n int, dst, src byte, seq int) []byte {
 
 // TestWirePortsCountEveryFrame: the whole path between two in-memory TAPs,
 // no root needed. The board's Linux sends a runt, an oversize frame and a
-// burst of 3000 full frames, far more than the board's qdisc (1000) and TX
+// burst of 5000 full frames, far more than the board's qdisc (1000) and TX
 // ring (512) take at once on a 100 Mbit/s link; the PC sends 100. Every frame arrives or is counted by
 // its cause, and the fixed board's wire breaks none.
 func TestWirePortsCountEveryFrame(t *testing.T) {
@@ -80,7 +80,7 @@ func TestWirePortsCountEveryFrame(t *testing.T) {
 	w := &wire{o: WireOptions{Sim: so, BoardTAP: "board0", TAP: "pc0", Stderr: io.Discard},
 		boardDev: boardLinux, pcDev: pcLinux}
 	defer w.close()
-	const burst, back = 3000, 100
+	const burst, back = 5000, 100
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	// Queued before the board's port starts reading, so the whole burst
