@@ -180,8 +180,8 @@ func (r *WireReport) wireLoss(t *testing.T) (crc, tx uint64) {
 	return r.must(t, "pc nic", "rx_crc_errors"), r.must(t, "rgmii wire", "tx_frames")
 }
 
-// TestWireLinuxTCPOverTheBoard: Linux's TCP and the real iperf3 in two
-// namespaces, the emulated board's Ethernet path between them, 5 s each. The
+// TestWireLinuxTCPOverTheBoard: Linux's TCP (CUBIC) and the real iperf3 in
+// two namespaces, the emulated board's Ethernet path between them, 5 s each. The
 // pre-fix board at 4 ns breaks 0.25-0.55 % of its frames on the wire and
 // Linux retransmits; UDP at 300 Mbit/s loses those frames with no TCP in the
 // way; the fixed board at 2 ns breaks none and carries more.
@@ -190,11 +190,11 @@ func TestWireLinuxTCPOverTheBoard(t *testing.T) {
 	board, pc := wireNets(t)
 	var preTCP, fixedTCP tcpJSON
 	pre := wireRun(t, board, pc, preFixBoard, "", func(ctx context.Context) {
-		c, _ := iperfPair(ctx, t, board, pc, "-t", "5")
+		c, _ := iperfPair(ctx, t, board, pc, "-t", "5", "-C", "cubic")
 		preTCP = parseTCP(t, "pre-fix TCP", c)
 	})
 	fixed := wireRun(t, board, pc, fixedBoard, "", func(ctx context.Context) {
-		c, _ := iperfPair(ctx, t, board, pc, "-t", "5")
+		c, _ := iperfPair(ctx, t, board, pc, "-t", "5", "-C", "cubic")
 		fixedTCP = parseTCP(t, "fixed TCP", c)
 	})
 	var udp udpJSON
@@ -210,17 +210,21 @@ func TestWireLinuxTCPOverTheBoard(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	// The wire's loss over both pre-fix runs (CUBIC at this loss sends only
+	// ~100 Mbit/s, so the UDP run brings most of the frames).
+	var crcs, txs uint64
 	for _, r := range []struct {
 		name string
 		r    *WireReport
 	}{{"pre-fix TCP", pre}, {"pre-fix UDP", preUDP}} {
 		crc, tx := r.r.wireLoss(t)
-		if tx < 20000 {
-			t.Fatalf("%s: only %d frames on the wire", r.name, tx)
+		if tx < 5000 || crc == 0 {
+			t.Errorf("%s: %d of %d frames dropped for a bad FCS; want some of at least 5000", r.name, crc, tx)
 		}
-		if f := float64(crc) / float64(tx); f < 0.0025 || f > 0.0055 {
-			t.Errorf("%s: rx_crc_errors %d of tx_frames %d (%.3f %%), want 0.25-0.55 %%", r.name, crc, tx, 100*f)
-		}
+		crcs, txs = crcs+crc, txs+tx
+	}
+	if f := float64(crcs) / float64(max(txs, 1)); txs < 50000 || f < 0.0025 || f > 0.0055 {
+		t.Errorf("pre-fix: rx_crc_errors %d of tx_frames %d (%.3f %%), want 0.25-0.55 %% of at least 50000", crcs, txs, 100*f)
 	}
 	crc, _ := pre.wireLoss(t)
 	if preTCP.End.SumSent.Retransmits <= 0 {
@@ -252,22 +256,14 @@ func TestWireLinuxTCPOverTheBoard(t *testing.T) {
 	t.Logf("Linux TCP: pre-fix %s, %d retransmits, srtt %d us; fixed %s, %d retransmits, srtt %d us; the board's clock ran up to %v late",
 		mbps(p), preTCP.End.SumSent.Retransmits, preTCP.End.Streams[0].Sender.MeanRTT,
 		mbps(f), fixedTCP.End.SumSent.Retransmits, fixedTCP.End.Streams[0].Sender.MeanRTT, lag)
-	// Throughput is the board's only while the host keeps the board's clock:
-	// once events run tens of ms late, both runs carry what the host's cores
-	// can (docs/wire.md), and which is faster is the host's noise.
-	if lag > wireHostKeptUp {
-		t.Logf("throughput not compared: the host fell %v behind the board's clock (limit %v), so both runs were host-bound", lag, wireHostKeptUp)
-		return
-	}
+	// CUBIC, as the board's stack in-process and the commit's kernels: at
+	// 0.37 % loss Linux's CUBIC is loss-limited far below what even a busy
+	// host carries, while the fixed board is not (the host's default may be
+	// BBR, which ignores this loss).
 	if f <= p {
 		t.Errorf("fixed %s is not faster than pre-fix %s", mbps(f), mbps(p))
 	}
 }
-
-// wireHostKeptUp is the clock lag up to which a wall-paced run's throughput
-// is the board's and not the host's: a few of the board's RTO floors (200 ms)
-// would be too late, a few ms of scheduling noise is not.
-const wireHostKeptUp = 20 * time.Millisecond
 
 // checkWirePcap: the capture holds every frame that crossed the wire, both
 // directions, and marks bad the ones the PC's NIC dropped for their FCS.
