@@ -36,14 +36,22 @@ type BoardPort struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 
-	tapRead, tooLong, runt, qdiscFull, toQdisc, readErrors atomic.Uint64
-	written, writerBusy, writeErrors, unwritten            atomic.Uint64
-	heldAtClose                                            atomic.Uint64
+	tapRead, tooLong, runt, readErrors          atomic.Uint64
+	written, writerBusy, writeErrors, unwritten atomic.Uint64
+	heldAtClose                                 atomic.Uint64
+
+	// acct orders the fate of each frame read against Close: a frame whose
+	// event had not run when Close settled the books is counted as
+	// notTaken, and its event, should it still run, counts nothing.
+	acct               sync.Mutex
+	final              bool
+	qdiscFull, toQdisc uint64
+	notTaken           uint64
 }
 
 // BoardPortCounters account for every frame the board port handled:
 //
-//	TapRead = TooLong + Runt + QdiscFull + ToQdisc
+//	TapRead = TooLong + Runt + QdiscFull + ToQdisc + NotTaken
 //	ToQdisc = DriverTook + DriverRefused + HeldAtClose
 //	RxQueued = RxDelivered + RxLeftInBacklog
 //	RxDelivered = WrittenToTAP + WriterBusy + WriteErrors + Unwritten
@@ -56,6 +64,7 @@ type BoardPortCounters struct {
 	Runt          uint64 // shorter than an Ethernet header
 	QdiscFull     uint64 // dropped: BoardTxQueueLen frames already queued
 	ToQdisc       uint64 // queued for the driver
+	NotTaken      uint64 // read, but the machine stopped before its event ran
 	DriverTook    uint64 // Xmit put them on the TX ring
 	DriverRefused uint64 // Xmit refused them for good (no carrier)
 	HeldAtClose   uint64 // still in the qdisc or the CPU when the port closed
@@ -157,15 +166,18 @@ func (p *BoardPort) readLoop() {
 // enqueue is dev_queue_xmit on the board (guest context): the frame joins the
 // qdisc unless it is full.
 func (p *BoardPort) enqueue(frame []byte) {
-	if p.closed() || p.qdisc.Len() >= BoardTxQueueLen {
-		p.qdiscFull.Add(1)
-		return
+	p.acct.Lock()
+	defer p.acct.Unlock()
+	switch {
+	case p.final:
+		// Counted in notTaken.
+	case p.qdisc.Len() >= BoardTxQueueLen:
+		p.qdiscFull++
+	case p.qdisc.Transmit(frame) != nil:
+		p.qdiscFull++ // closed under us
+	default:
+		p.toQdisc++
 	}
-	if err := p.qdisc.Transmit(frame); err != nil {
-		p.qdiscFull.Add(1) // closed under us
-		return
-	}
-	p.toQdisc.Add(1)
 }
 
 func (p *BoardPort) closed() bool {
@@ -192,6 +204,12 @@ func (p *BoardPort) Close() error {
 			<-p.writeq
 			p.unwritten.Add(1)
 		}
+		// The reader is gone: every frame it read that neither a drop nor
+		// the qdisc has counted is still an event the machine never ran.
+		p.acct.Lock()
+		p.final = true
+		p.notTaken = p.tapRead.Load() - p.tooLong.Load() - p.runt.Load() - p.qdiscFull - p.toQdisc
+		p.acct.Unlock()
 	})
 	return err
 }
@@ -200,9 +218,12 @@ func (p *BoardPort) Close() error {
 func (p *BoardPort) Counters() BoardPortCounters {
 	sn := p.softnet.Stats()
 	_, backlog := p.softnet.Queued()
+	p.acct.Lock()
+	full, queued, notTaken := p.qdiscFull, p.toQdisc, p.notTaken
+	p.acct.Unlock()
 	return BoardPortCounters{
-		TapRead: p.tapRead.Load(), TooLong: p.tooLong.Load(), Runt: p.runt.Load(), QdiscFull: p.qdiscFull.Load(),
-		ToQdisc: p.toQdisc.Load(), DriverTook: sn.TxSent, DriverRefused: sn.TxErrors + p.qdisc.Errors(),
+		TapRead: p.tapRead.Load(), TooLong: p.tooLong.Load(), Runt: p.runt.Load(), QdiscFull: full,
+		ToQdisc: queued, NotTaken: notTaken, DriverTook: sn.TxSent, DriverRefused: sn.TxErrors + p.qdisc.Errors(),
 		HeldAtClose: p.heldAtClose.Load(), ReadErrors: p.readErrors.Load(),
 		RxQueued: sn.RxQueued, RxBacklogDrops: sn.RxBacklogDrops, RxRunt: sn.RxRunt, RxDelivered: sn.RxDelivered,
 		RxLeftInBacklog: uint64(backlog),

@@ -142,7 +142,7 @@ func TestTAPPing(t *testing.T) {
 // read ended in exactly one counter, and so did every frame from the board.
 func checkConservation(t *testing.T, c *Counters) {
 	t.Helper()
-	if in := c.SentToBoard + c.TooLong + c.Runt + c.QueueFull + c.SendErrors; in != c.TapRead {
+	if in := c.SentToBoard + c.TooLong + c.Runt + c.QueueFull + c.SendErrors + c.NotOffered; in != c.TapRead {
 		t.Errorf("host->board: read %d, accounted %d (%+v)", c.TapRead, in, *c)
 	}
 	if out := c.WrittenToHost + c.WriterBusy + c.WriteErrors + c.Unwritten; out != c.FromBoard {

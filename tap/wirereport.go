@@ -61,7 +61,7 @@ func (r wireRaw) list(boardTAP, pcTAP string) []Counter {
 	}
 	p := r.port
 	add("board port tap->eth0", "tap_read", p.TapRead, "drop_too_long", p.TooLong, "drop_runt", p.Runt,
-		"drop_qdisc_full", p.QdiscFull, "to_qdisc", p.ToQdisc, "driver_took", p.DriverTook,
+		"drop_qdisc_full", p.QdiscFull, "drop_machine_stopped", p.NotTaken, "to_qdisc", p.ToQdisc, "driver_took", p.DriverTook,
 		"driver_refused", p.DriverRefused, "held_at_close", p.HeldAtClose, "read_errors", p.ReadErrors)
 	for _, c := range r.ethtool {
 		if c.Value != 0 || keyStat[c.Name] {
@@ -84,7 +84,8 @@ func (r wireRaw) list(boardTAP, pcTAP string) []Counter {
 			"tx_packets", r.pcHost.TxPackets, "tx_dropped", r.pcHost.TxDropped)
 	}
 	add("pc tap bridge tap->nic", "tap_read", b.TapRead, "sent_to_nic", b.SentToBoard, "drop_too_long", b.TooLong,
-		"drop_runt", b.Runt, "drop_queue_full", b.QueueFull, "drop_send_error", b.SendErrors, "read_errors", b.ReadErrors)
+		"drop_runt", b.Runt, "drop_queue_full", b.QueueFull, "drop_send_error", b.SendErrors,
+		"drop_machine_stopped", b.NotOffered, "read_errors", b.ReadErrors)
 	add("board port eth0->tap", "rx_from_driver", p.RxQueued+p.RxBacklogDrops+p.RxRunt, "rx_backlog_drops", p.RxBacklogDrops,
 		"rx_runt", p.RxRunt, "rx_delivered", p.RxDelivered, "rx_left_in_backlog", p.RxLeftInBacklog,
 		"written_to_tap", p.WrittenToTAP, "drop_writer_busy", p.WriterBusy, "drop_write_error", p.WriteErrors,
@@ -129,7 +130,7 @@ func (r *WireReport) Conservation() error {
 		}
 	}
 	// Board's Linux -> PC's Linux.
-	eq("board tap_read = too_long + runt + qdisc_full + to_qdisc", p.TapRead, p.TooLong+p.Runt+p.QdiscFull+p.ToQdisc)
+	eq("board tap_read = too_long + runt + qdisc_full + machine_stopped + to_qdisc", p.TapRead, p.TooLong+p.Runt+p.QdiscFull+p.NotTaken+p.ToQdisc)
 	eq("board to_qdisc = driver_took + driver_refused + held_at_close", p.ToQdisc, p.DriverTook+p.DriverRefused+p.HeldAtClose)
 	le("wire tx_frames <= driver_took", pa.TxFromMAC, p.DriverTook)
 	eq("wire tx_frames = no_clock + no_link + bad_timing + at_far_end", pa.TxFromMAC, pa.TxNoClock+pa.TxNoLink+pa.TxBadTiming+pa.TxAtFarEnd)
@@ -137,7 +138,8 @@ func (r *WireReport) Conservation() error {
 	le("bridge from_nic <= pc nic rx_packets", b.FromBoard, fe.RxPackets)
 	eq("bridge from_nic = written + writer_busy + write_error + unwritten", b.FromBoard, b.WrittenToHost+b.WriterBusy+b.WriteErrors+b.Unwritten)
 	// PC's Linux -> board's Linux.
-	eq("bridge tap_read = sent + too_long + runt + queue_full + send_error", b.TapRead, b.SentToBoard+b.TooLong+b.Runt+b.QueueFull+b.SendErrors)
+	eq("bridge tap_read = sent + too_long + runt + queue_full + send_error + machine_stopped", b.TapRead,
+		b.SentToBoard+b.TooLong+b.Runt+b.QueueFull+b.SendErrors+b.NotOffered)
 	le("pc nic tx_packets <= bridge sent_to_nic", fe.TxPackets, b.SentToBoard)
 	le("wire rx_frames <= pc nic tx_packets", pa.RxFromFarEnd, fe.TxPackets)
 	eq("wire rx_frames = no_link + bad_timing + sfd_lost + at_mac", pa.RxFromFarEnd, pa.RxNoLink+pa.RxBadTiming+pa.RxSFDLost+pa.RxAtMAC)
