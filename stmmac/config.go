@@ -44,6 +44,10 @@ type Config struct {
 	TxFIFOBytes, RxFIFOBytes int
 	// CSRClockHz is the CSR (application) clock (0: DefaultCSRClockHz).
 	CSRClockHz uint64
+	// RIWTRestart makes every DIC frame reload a running RX interrupt watchdog, so
+	// RI comes RIWT after the last frame of a burst; false starts it at the first
+	// DIC frame only. The databook text reads either way (doc.go, docs/latency.md).
+	RIWTRestart bool
 	// JabberLimit, JumboJabberLimit and MaxFrame bound frame lengths in bytes on the
 	// wire, FCS included (0: defaults). MaxFrame is also the size of the transmit
 	// buffer, so it bounds the model's memory.
