@@ -591,3 +591,54 @@ func TestTxCompletionReports(t *testing.T) {
 		t.Fatalf("completions %v after Close, want [10 5]", reported)
 	}
 }
+
+// TestBQLHoldsTheQueue: with byte queue limits and v5.5's coalescing (IC every
+// 25 frames, the TX timer on 10 ms ticks), the limit starts at zero: the first
+// frame stops the queue until the timer's TX clean at the next tick, and each
+// starved completion grows the limit by what it freed, so 1, 2, 4 and 8 frames go
+// in per tick (the limit 1, 3, 7, 15 frames) where the ring alone would take 493.
+func TestBQLHoldsTheQueue(t *testing.T) {
+	const size = 1514
+	tests := []struct {
+		tick      int
+		wantIn    int // frames Xmit takes before ErrRingFull
+		wantLimit int // after the tick's TX clean, in frames
+	}{
+		{1, 1, 1}, {2, 2, 3}, {3, 4, 7}, {4, 8, 15},
+	}
+	r := newFakeRig(t, func(c *Config) { c.TxCoalFrames = 25; c.HZ = 100; c.BQL = true })
+	r.mac.loopback = false
+	r.up(t)
+	next := 0
+	for _, tt := range tests {
+		in := 0
+		for ; in <= tt.wantIn; in++ {
+			if err := r.drv.Xmit(testFrame(size, next)); errors.Is(err, ErrRingFull) {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			next++
+		}
+		select {
+		case <-r.drv.TxWake():
+			t.Fatalf("tick %d: TxWake fired while BQL holds the queue", tt.tick)
+		default:
+		}
+		now := r.m.VirtualNow()
+		r.m.RunUntil((now/(10*emu.Millisecond) + 1) * 10 * emu.Millisecond)
+		st := r.drv.BQL()
+		if in != tt.wantIn || st.Limit != tt.wantLimit*size || st.InFlight != 0 {
+			t.Fatalf("tick %d: %d frames in, limit %d B, in flight %d B; want %d frames, limit %d B, 0",
+				tt.tick, in, st.Limit, st.InFlight, tt.wantIn, tt.wantLimit*size)
+		}
+		select {
+		case <-r.drv.TxWake():
+		default:
+			t.Fatalf("tick %d: the queue was not woken by TX clean", tt.tick)
+		}
+	}
+	if st := r.drv.BQL(); st.Stops != uint64(len(tests)) {
+		t.Fatalf("BQL stopped the queue %d times, want %d", st.Stops, len(tests))
+	}
+}
