@@ -642,3 +642,36 @@ func TestBQLHoldsTheQueue(t *testing.T) {
 		t.Fatalf("BQL stopped the queue %d times, want %d", st.Stops, len(tests))
 	}
 }
+
+// TestRxInterruptCleansTx: three frames sent under 25-frame coalescing carry no
+// IC. In v5.4/v5.5 the RX interrupt of one received frame schedules the TX NAPI
+// too, which frees them at once; with RxIRQLeavesTx (v5.6) they wait for the
+// TX timer's next 10 ms tick.
+func TestRxInterruptCleansTx(t *testing.T) {
+	tests := []struct {
+		name        string
+		leavesTx    bool
+		wantCleaned uint64 // tx_pkt_n right after the RX interrupt
+	}{
+		{"v5.5: RX schedules TX", false, 3},
+		{"v5.6: independent", true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newFakeRig(t, func(c *Config) { c.TxCoalFrames = 25; c.HZ = 100; c.RxIRQLeavesTx = tt.leavesTx })
+			r.mac.loopback = false
+			r.up(t)
+			for i := range 3 {
+				if err := r.drv.Xmit(testFrame(100, i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.m.Advance(emu.Microsecond)
+			r.lock(func() { r.mac.receive(testFrame(64, 9)) })
+			r.m.Advance(emu.Microsecond)
+			wantStats(t, r.drv, map[string]uint64{"rx_pkt_n": 1, "rx_normal_irq_n": 1, "tx_pkt_n": tt.wantCleaned})
+			r.m.Advance(20 * emu.Millisecond)
+			wantStats(t, r.drv, map[string]uint64{"tx_pkt_n": 3})
+		})
+	}
+}
