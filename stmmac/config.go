@@ -18,8 +18,9 @@ const (
 	DefaultTxFIFOBytes = 2048
 	DefaultRxFIFOBytes = 4096
 
-	// DefaultCSRClockHz is the "stmmaceth" clock: clk81 = 159.375 MHz on Meson8b. It sets
-	// the MDC period (CSR clock range divider) and the RX watchdog (RIWT) unit.
+	// DefaultCSRClockHz is the "stmmaceth" clock: clk81 = 159.375 MHz on Meson8b (the
+	// board description says where that comes from). It sets the MDC period (CSR clock
+	// range divider) and the RX watchdog (RIWT) unit.
 	DefaultCSRClockHz = 159_375_000
 
 	// DefaultJabberLimit, DefaultJumboJabberLimit and DefaultMaxFrame are the transmit
