@@ -15,11 +15,11 @@ type DWMAC struct {
 	RIWTSource  string
 }
 
-// meson8DWMAC: clk81 as Amlogic's Meson8-family boot firmware sets
-// HHI_MPEG_CLK_CNTL (fclk_div4 = 2550 / 4 = 637.5 MHz, divided by 4, "clk81 =
-// 159375000"); the Odroid-C1's own boot loader source was not found, and Linux
-// only reads the rate (meson8b.c registers clk81 read-only). The watchdog
-// semantics: docs/latency.md.
+// meson8DWMAC: clk81 as Amlogic's Meson8 (M8) boot-loader firmware sets
+// HHI_MPEG_CLK_CNTL (fclk_div4 = 2550 / 4 = 637.5 MHz, divided by 4:
+// ".clk81=159375000"); the Odroid-C1's own (Meson8b) loader source was not
+// found, and Linux only reads the rate (meson8b.c registers clk81 read-only).
+// The watchdog semantics: docs/latency.md.
 var meson8DWMAC = DWMAC{
 	CSRClockHz: 159_375_000,
 	CSRClockSource: "Amlogic Meson8 boot firmware: HHI_MPEG_CLK_CNTL = fclk_div4 / 4; " +
