@@ -9,6 +9,7 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/emu"
+	"mesonemu/ether"
 	"mesonemu/netstack"
 	"mesonemu/netstack/iperf3"
 	"mesonemu/netstack/linuxmodel"
@@ -27,10 +28,11 @@ type Bench struct {
 	Report    *Report
 
 	pcNIC    *netstack.PCNIC
-	dataSent uint64 // machine lock
-	dataLost uint64 // machine lock
-	// lostSegs holds the board's data segments the wire broke and that have
-	// not yet crossed intact (machine lock).
+	// The board's data frames (machine lock): sent, changed by the wire, and
+	// of those the ones the PC's MAC dropped, for a bad FCS or a lost start.
+	dataSent, dataChanged, dataBadFCS, dataAlign uint64
+	// lostSegs holds the board's data segments the PC's MAC dropped and that
+	// have not yet crossed intact (machine lock).
 	lostSegs map[segKey]bool
 }
 
@@ -74,7 +76,17 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 		seg, ok := tcpseg.Parse(fr.Before)
 		key := segKey{port: seg.Key.LPort, seq: seg.Seq}
 		if fr.Wire.Changed() {
-			b.dataLost++
+			b.dataChanged++
+			// The PC's MAC drops what it drops (farend: framing first, then
+			// the FCS); a change only in the preamble reaches its stack.
+			switch {
+			case fr.Wire.AlignmentError():
+				b.dataAlign++
+			case !ether.CheckFCS(fr.After):
+				b.dataBadFCS++
+			default:
+				return
+			}
 			if ok {
 				b.lostSegs[key] = true
 			}
@@ -119,7 +131,8 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 func (b *Bench) tally() {
 	m := b.Sim.Machine()
 	m.Lock()
-	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataLost
+	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataBadFCS
+	b.Report.DataFramesAlignLost, b.Report.DataFramesChanged = b.dataAlign, b.dataChanged
 	b.Report.LostNeverResent = uint64(len(b.lostSegs))
 	m.Unlock()
 	for _, h := range []*netstack.Host{b.Board, b.PC} {
