@@ -27,7 +27,7 @@ type Bench struct {
 	Sched     netstack.Sched  // their activities are engine tasks
 	Report    *Report
 
-	pcNIC    *netstack.PCNIC
+	pcNIC *netstack.PCNIC
 	// The board's data frames (machine lock): sent, changed by the wire, and
 	// of those the ones the PC's MAC dropped, for a bad FCS or a lost start.
 	dataSent, dataChanged, dataBadFCS, dataAlign uint64

@@ -30,7 +30,7 @@ type Options struct {
 	PCIP     netip.Prefix // default 198.18.0.1/24
 	// IPv6 gives both hosts an IPv6 address too (DefaultBoardIP6,
 	// DefaultPCIP6). Off, their stacks have no IPv6 and send no IPv6 frame.
-	IPv6   bool
+	IPv6 bool
 	JSON bool
 	// Counters prints the ethtool-style counters after the verdict (text
 	// output; the JSON report always holds them).
@@ -68,8 +68,8 @@ type Report struct {
 	VirtualSeconds float64 `json:"virtual_seconds"`
 	// WallSeconds is the one host-dependent number of a run.
 	WallSeconds    float64 `json:"wall_seconds"`
-	Retransmits    uint64 `json:"retransmits"`
-	DataFramesSent uint64 `json:"board_data_frames_sent"`
+	Retransmits    uint64  `json:"retransmits"`
+	DataFramesSent uint64  `json:"board_data_frames_sent"`
 	// DataFramesLost are the board's data frames the PC's MAC dropped for a
 	// bad FCS (its rx_crc_errors, less any non-data frame), and
 	// DataFramesAlignLost those it dropped for a lost frame start
@@ -94,12 +94,12 @@ type Report struct {
 	TSQThrottled       uint64 `json:"tsq_throttled"`
 	// HeldRetransmits counts retransmissions that waited because their
 	// original was still in the TX ring (Linux's TCPSpuriousRtxHostQueues).
-	HeldRetransmits uint64    `json:"retransmits_held_in_host"`
-	ThroughputBps   float64   `json:"throughput_bps"`
+	HeldRetransmits uint64  `json:"retransmits_held_in_host"`
+	ThroughputBps   float64 `json:"throughput_bps"`
 	// Interrupted: the run was stopped (Ctrl-C) before iperf3 ended; the
 	// numbers are what it measured until then.
-	Interrupted bool `json:"interrupted,omitempty"`
-	Counters        []Counter `json:"counters"`
+	Interrupted bool      `json:"interrupted,omitempty"`
+	Counters    []Counter `json:"counters"`
 }
 
 // dataFrameMin separates the board's TCP data frames from its ACKs by length:
