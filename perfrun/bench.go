@@ -2,6 +2,7 @@ package perfrun
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"time"
@@ -204,6 +205,9 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 		return nil, err
 	}
 	defer b.Close()
+	if stderr != nil {
+		writeIperf3Header(stderr, b.Report, o)
+	}
 	tap.budget[0], tap.budget[1], _ = b.Sim.Hardware().Budgets()
 	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.ConnCongestion(o.CC),
 		SockOpts: netstack.SockOpts,
@@ -244,6 +248,16 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 	run.Board, run.PC = b.hostUDP(b.Board), b.hostUDP(b.PC)
 	if cfg.Mode == iperf3.ModeClient && cfg.Client.UDP && stderr != nil {
 		writeUDPCounters(stderr, run)
+	}
+	if stderr != nil && (o.Counters || err != nil) {
+		// Asked for, or the run was stopped: the counters say what happened.
+		b.tally()
+		b.Report.Counters = collectCounters(b.Sim, b.Board, b.PC)
+		b.Report.VirtualSeconds = m.Now().Seconds()
+		writeCounters(stderr, b.Report)
+		if err != nil {
+			fmt.Fprintf(stderr, "\ninterrupted at %.2f s of virtual time\n", b.Report.VirtualSeconds)
+		}
 	}
 	return run, err
 }

@@ -37,6 +37,14 @@ func writeHeader(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "time:     virtual (one deterministic engine: the same seed gives the same run)\n\n")
 }
 
+// writeIperf3Header is the iperf3 command's one line about the machine, on
+// the stream of its summary (stderr: stdout is iperf3's own output).
+func writeIperf3Header(w io.Writer, r *Report, o Options) {
+	d := r.Description
+	fmt.Fprintf(w, "mesonemu: board %s (%s), driver %s, phy-mode %s, tx-delay %d ns, seed %d; in-process PC at %v, virtual time\n",
+		d.Board, d.SoC, d.Driver, d.PhyMode, d.TxDelayNs, r.Seed, o.PCIP.Addr())
+}
+
 func onOff(b bool) string {
 	if b {
 		return "2 ns (on)"
