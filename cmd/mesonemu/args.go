@@ -322,4 +322,3 @@ func flagError(c *cobra.Command, err error) error {
 	}
 	return usagef("%s", strings.ReplaceAll(msg, "\n", " "))
 }
-

@@ -66,7 +66,7 @@ func (d *durationValue) String() string {
 	}
 	return time.Duration(*d).String()
 }
-func (d *durationValue) Type() string   { return "duration" }
+func (d *durationValue) Type() string { return "duration" }
 func (d *durationValue) Set(s string) error {
 	if s == "" {
 		*d = 0
