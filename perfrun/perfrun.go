@@ -151,6 +151,9 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	// A cancelled run (Ctrl-C) stops the engine where it is; what it measured
 	// so far is still reported, with the counters, and ctx's error returned.
 	stopped := b.RunWhile(ctx, func() bool { return !client.Done() || !server.Done() })
+	if stopped != nil && ctx.Err() == nil {
+		return result, rep, stopped
+	}
 	if stopped == nil {
 		for _, err := range []error{clientErr, serverErr} {
 			if err != nil && !errors.Is(err, context.Canceled) {
@@ -164,10 +167,12 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 		rep.MeasuredLoss = float64(rep.DataFramesLost+rep.DataFramesAlignLost) / float64(rep.DataFramesSent)
 	}
 	if result != nil {
-		if rc := result.End.SumSent.RetransmitCount; rc != nil && rc.Retransmits > 0 {
-			rep.Retransmits = uint64(rc.Retransmits)
+		if s := result.End.SumSent; s != nil && s.RetransmitCount != nil && s.RetransmitCount.Retransmits > 0 {
+			rep.Retransmits = uint64(s.RetransmitCount.Retransmits)
 		}
-		rep.ThroughputBps = result.End.SumReceived.BitsPerSecond
+		if s := result.End.SumReceived; s != nil {
+			rep.ThroughputBps = s.BitsPerSecond
+		}
 		if rep.PathSRTTMicros == 0 && len(result.End.Streams) > 0 {
 			if ti := result.End.Streams[0].Sender.SenderTCPInfo; ti != nil && ti.MeanRTT > 0 {
 				rep.PathSRTTMicros, rep.PathRTTFromTCPInfo = float64(ti.MeanRTT), true

@@ -75,3 +75,38 @@ func TestVerdictNumbersAreTheCounters(t *testing.T) {
 		})
 	}
 }
+
+// TestCommitRunOnlyForTheCommitsConfiguration: the real board's numbers stand
+// beside a run only when the run is configured as the commit's was.
+func TestCommitRunOnlyForTheCommitsConfiguration(t *testing.T) {
+	desc := func(driver string, ns uint32) sim.Description {
+		return sim.Description{Board: "odroid-c1", Driver: driver, TxDelayNs: ns, PhyMode: "rgmii",
+			Stmmac: sim.StmmacTuning{Tree: "v5.5-rc"}}
+	}
+	plain := Options{Parallel: 1, CC: "cubic"}
+	cases := []struct {
+		name string
+		d    sim.Description
+		o    Options
+		abl  string
+		want float64 // the real Mbit/s shown; 0: none
+	}{
+		{"after the fix", desc("fixed", 2), plain, "none", 778},
+		{"before the fix", desc("pre-fix", 4), plain, "none", 153},
+		{"pre-fix at 2 ns", desc("pre-fix", 2), plain, "none", 0},
+		{"fixed at 4 ns", desc("fixed", 4), plain, "none", 0},
+		{"reverse", desc("fixed", 2), Options{Parallel: 1, CC: "cubic", Reverse: true}, "none", 0},
+		{"reno", desc("fixed", 2), Options{Parallel: 1, CC: "reno"}, "none", 0},
+		{"two streams", desc("fixed", 2), Options{Parallel: 2, CC: "cubic"}, "none", 0},
+		{"ablation", desc("fixed", 2), plain, "tsq", 0},
+		{"100 Mbit/s", desc("fixed", 2), Options{Parallel: 1, CC: "cubic", Sim: sim.Options{Speed: 100}}, "none", 0},
+		{"mechanism B", desc("fixed", 2), Options{Parallel: 1, CC: "cubic", Sim: sim.Options{Mechanism: "B"}}, "none", 0},
+	}
+	for _, c := range cases {
+		r := &Report{Description: c.d, Ablation: c.abl}
+		got, ok := commitRun(r, c.o)
+		if ok != (c.want != 0) || ok && got.Mbps != c.want {
+			t.Errorf("%s: commit run %v (%v), want %v Mbit/s", c.name, got, ok, c.want)
+		}
+	}
+}
