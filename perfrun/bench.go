@@ -205,7 +205,7 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 		return nil, err
 	}
 	defer b.Close()
-	if stderr != nil {
+	if stderr != nil && o.Header {
 		writeIperf3Header(stderr, b.Report, o)
 	}
 	tap.budget[0], tap.budget[1], _ = b.Sim.Hardware().Budgets()
@@ -249,13 +249,13 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 	if cfg.Mode == iperf3.ModeClient && cfg.Client.UDP && stderr != nil {
 		writeUDPCounters(stderr, run)
 	}
-	if stderr != nil && (o.Counters || err != nil) {
+	if stderr != nil && (o.Counters || ctx.Err() != nil) {
 		// Asked for, or the run was stopped: the counters say what happened.
 		b.tally()
 		b.Report.Counters = collectCounters(b.Sim, b.Board, b.PC)
 		b.Report.VirtualSeconds = m.Now().Seconds()
 		writeCounters(stderr, b.Report)
-		if err != nil {
+		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "\ninterrupted at %.2f s of virtual time\n", b.Report.VirtualSeconds)
 		}
 	}

@@ -35,7 +35,10 @@ type Options struct {
 	// Counters prints the ethtool-style counters after the verdict (text
 	// output; the JSON report always holds them).
 	Counters bool
-	Output   io.Writer // iperf3's text output and the report; nil discards
+	// Header starts RunIperf3's stderr with one line naming the board, the
+	// driver and the seed (the iperf3 command's).
+	Header bool
+	Output io.Writer // iperf3's text output and the report; nil discards
 	// Taps see every frame as it left the wire (pcap capture).
 	Taps []platform.Tap
 	// Ablate names one timing mechanism to switch off (Ablations); "" none.

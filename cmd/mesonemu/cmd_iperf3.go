@@ -74,7 +74,7 @@ func cmdIperf3(e *env) error {
 	if f.ablate.on && len(f.ablate.names) != 1 {
 		return usagef("iperf3 --ablate: name one mechanism, e.g. --ablate=tsq (compare --ablate runs them all)")
 	}
-	o.Sim = so
+	o.Sim, o.Header = so, true
 	capt, err := f.openCapture(so.Board)
 	if err != nil {
 		return err

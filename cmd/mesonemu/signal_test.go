@@ -174,4 +174,3 @@ func TestSIGINTStopsATAPRun(t *testing.T) {
 		}
 	}
 }
-
