@@ -205,7 +205,7 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 		return nil, err
 	}
 	defer b.Close()
-	if stderr != nil && o.Header {
+	if stderr != nil && o.Header && !cfg.Help && !cfg.Version {
 		writeIperf3Header(stderr, b.Report, o)
 	}
 	tap.budget[0], tap.budget[1], _ = b.Sim.Hardware().Budgets()

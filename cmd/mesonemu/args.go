@@ -74,6 +74,9 @@ func arrange(root *cobra.Command, args []string) (final, rest []string, err erro
 			}
 			continue
 		}
+		if len(flagArgs) > 0 && flagArgs[len(flagArgs)-1] == "--ablate" {
+			return nil, nil, usagef("--ablate takes its names after '=': --ablate=%s", a)
+		}
 		if cmd != nil {
 			return nil, nil, usagef("unexpected argument %q after command %q", a, cmd.Name())
 		}

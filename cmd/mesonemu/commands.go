@@ -86,7 +86,11 @@ after the command.`
 			return err
 		}
 		if tuneProcs && os.Getenv("GOMAXPROCS") == "" {
-			runtime.GOMAXPROCS(engineProcs(c.Name(), e.f))
+			name := c.Name()
+			if c == c.Root() {
+				name = "run" // the root command is the main job
+			}
+			runtime.GOMAXPROCS(engineProcs(name, e.f))
 		}
 		return nil
 	}

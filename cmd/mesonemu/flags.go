@@ -75,7 +75,7 @@ func (d *durationValue) Set(s string) error {
 	v, err := time.ParseDuration(s)
 	if err != nil {
 		if _, numErr := strconv.ParseFloat(s, 64); numErr == nil {
-			return fmt.Errorf("a duration needs its unit: %ss, %sms, ...", s, s)
+			return fmt.Errorf("a duration needs its unit, e.g. %ss or %sms", s, s)
 		}
 		return fmt.Errorf("want a duration with its unit, e.g. 10s, 500ms, 250us")
 	}

@@ -45,7 +45,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"linktest", "--payload", "ones"}, "payload \"ones\""},
 		{[]string{"--pcap", "/nonexistent-dir/x.pcapng", "linktest"}, "--pcap: cannot write /nonexistent-dir/x.pcapng"},
 		{[]string{"--time", "0s"}, "--time 0s"},
-		{[]string{"--time", "10"}, "a duration needs its unit: 10s"},
+		{[]string{"--time", "10"}, "a duration needs its unit, e.g. 10s or 10ms"},
 		{[]string{"--time", "ten"}, "want a duration with its unit, e.g. 10s"},
 		{[]string{"compare", "--jobs", "0"}, "--jobs 0"},
 		{[]string{"scan", "--skew-from", "0", "--skew-to", "100"}, "skew step 0 ps"},
@@ -58,6 +58,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"iperf3", "-c", "198.18.0.1", "--pc-rx-moderation", "-1ms"}, "--pc-rx-moderation -1ms"},
 		{[]string{"run", "--ablate"}, "run --ablate: name one mechanism"},
 		{[]string{"run", "--ablate=tsq,pc-acks"}, "run --ablate: name one mechanism"},
+		{[]string{"run", "--ablate", "tsq"}, "--ablate takes its names after '=': --ablate=tsq"},
 		{[]string{"compare", "--ablate=tsq,nagle"}, "ablate \"nagle\": want none or one of tx-coalescing"},
 		{[]string{"scan", "--ablate"}, "--ablate does not apply to scan"},
 		// Flags that do not apply, and combinations that cannot be honoured.
