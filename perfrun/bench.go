@@ -11,8 +11,8 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/ether"
+	"mesonemu/iperf3"
 	"mesonemu/netstack"
-	"mesonemu/netstack/iperf3"
 	"mesonemu/netstack/linuxmodel"
 	"mesonemu/netstack/tcpseg"
 	"mesonemu/platform"

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"mesonemu/netstack/iperf3"
+	"mesonemu/iperf3"
 )
 
 // passThrough are first words cobra answers itself (help, shell completion).
