@@ -38,6 +38,10 @@ lab_up=no
 lab() {
 	# The lab of docs/tap.md: a namespace, a TAP in it with the host's address.
 	[ "$lab_up" = yes ] && return
+	if ip netns list | grep -qw mesonemu-lab; then
+		echo "examples.sh: the namespace mesonemu-lab exists already (yours?); remove it first" >&2
+		exit 1
+	fi
 	ip netns add mesonemu-lab
 	ip -n mesonemu-lab link set lo up
 	ip -n mesonemu-lab tuntap add dev mesonemu0 mode tap
