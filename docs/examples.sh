@@ -31,7 +31,7 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 
 tap_ok=no
-if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ] && command -v ip >/dev/null && command -v iperf3 >/dev/null; then
+if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ] && command -v ip >/dev/null && command -v iperf3 >/dev/null && command -v tshark >/dev/null; then
 	tap_ok=yes
 fi
 lab_up=no
@@ -96,7 +96,7 @@ for f in "${files[@]}"; do
 				if [ "$group" = tap ] && [ "$tap_ok" != yes ]; then
 					printf '%s\n' "${old[@]}" >>"$out"
 					skipped=$((skipped + 1))
-					echo "skipped (needs root, /dev/net/tun, ip, iperf3): $f: ${cmds[0]:-}" >&2
+					echo "skipped (needs root, /dev/net/tun, ip, iperf3, tshark): $f: ${cmds[0]:-}" >&2
 				else
 					[ "$group" = tap ] && lab
 					for c in "${cmds[@]}"; do
