@@ -8,7 +8,7 @@
 # dropped when running as root); the block becomes each command followed by
 # what it printed (stdout and stderr, as a terminal shows them). Anything else
 # in the block is replaced. "<!-- example: tap -->" marks the TAP lab's
-# examples: they run only as root with /dev/net/tun, ip and iperf3, inside the
+# examples: they run only as root with /dev/net/tun, ip, iperf3 and tshark, in the
 # network namespace mesonemu-lab that docs/tap.md sets up (this script sets it
 # up the same way and removes it at the end); otherwise they are left as they
 # are and listed as skipped.
