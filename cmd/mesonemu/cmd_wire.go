@@ -33,7 +33,9 @@ prints every stage's counters. docs/wire.md has the set-up.`,
 	fs.StringVar(&e.f.boardNetns, "board-netns", "", "network namespace (ip netns add) the board-side TAP is in")
 	fs.StringVar(&e.f.tap, "tap", "", "the existing TAP at the far end of the cable (the PC)")
 	fs.StringVar(&e.f.netns, "netns", "", "network namespace the PC-side TAP is in")
-	e.f.addTime(fs, 0, "stop after this long of wall time once the link is up (e.g. 30s; default: until Ctrl-C)")
+	// Its own variable: --time of the other commands is virtual time with a
+	// default of its own.
+	fs.Var(&e.f.wireTime, "time", "stop after this long of wall time once the link is up (e.g. 30s; default: until Ctrl-C)")
 	e.f.addPcap(fs)
 	e.f.addJSON(fs)
 	return c
@@ -45,11 +47,11 @@ func cmdWire(e *env) error {
 	if err != nil {
 		return err
 	}
-	if f.duration < 0 {
-		return usagef("--time %v: want a positive duration", time.Duration(f.duration))
+	if f.wireTime < 0 {
+		return usagef("--time %v: want a positive duration", time.Duration(f.wireTime))
 	}
 	r, err := tap.Wire(e.ctx, tap.WireOptions{Sim: so, BoardTAP: f.boardTap, BoardNetns: f.boardNetns,
-		TAP: f.tap, Netns: f.netns, Time: time.Duration(f.duration), PcapPath: f.pcap, Stderr: e.stderr})
+		TAP: f.tap, Netns: f.netns, Time: time.Duration(f.wireTime), PcapPath: f.pcap, Stderr: e.stderr})
 	var se *tap.SetupError
 	if errors.As(err, &se) || errors.Is(err, tap.ErrBadOptions) {
 		return usagef("wire: %v", err)

@@ -45,6 +45,7 @@ type flags struct {
 	tap, ip, ip6, pcap string
 	// wire
 	boardTap, boardNetns, netns string
+	wireTime                    durationValue
 	// compare, scan, eye
 	seeds, jobs int
 	png, svg    string
