@@ -40,9 +40,15 @@ func NewIdealWire(m *emu.Machine, rateMbps int, latency emu.Time, ring int) *Ide
 
 // Transmit implements FrameNIC.
 func (p *IdealPort) Transmit(frame []byte) error {
-	buf := append([]byte(nil), frame...)
 	p.m.Lock()
 	defer p.m.Unlock()
+	return p.SendLocked(frame)
+}
+
+// SendLocked is Transmit with the machine lock held (link.LockedSender), so a
+// model below the stack (Linux's delayed ACKs) can send from its timer.
+func (p *IdealPort) SendLocked(frame []byte) error {
+	buf := append([]byte(nil), frame...)
 	if p.inFlight >= p.ring {
 		p.full = true
 		return ErrBusy
