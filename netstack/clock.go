@@ -30,7 +30,7 @@ type Clock struct {
 	// one virtual instant (a stack's clock; see strictNow).
 	strict bool
 	mu     sync.Mutex
-	last   emu.Time // the last strict reading
+	next   emu.Time // the earliest the next strict reading may be
 }
 
 // NewClock makes a tcpip.Clock over the machine's virtual time.
@@ -64,10 +64,11 @@ func (c *Clock) strictNow(advance bool) emu.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !advance {
-		return max(now, c.last)
+		return max(now, c.next-1)
 	}
-	c.last = max(now, c.last+1)
-	return c.last
+	t := max(now, c.next)
+	c.next = t + 1
+	return t
 }
 
 // AfterFunc implements tcpip.Clock.
