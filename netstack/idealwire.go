@@ -42,12 +42,12 @@ func NewIdealWire(m *emu.Machine, rateMbps int, latency emu.Time, ring int) *Ide
 func (p *IdealPort) Transmit(frame []byte) error {
 	p.m.Lock()
 	defer p.m.Unlock()
-	return p.SendLocked(frame)
+	return p.sendLocked(frame)
 }
 
-// SendLocked is Transmit with the machine lock held (link.LockedSender), so a
-// model below the stack (Linux's delayed ACKs) can send from its timer.
-func (p *IdealPort) SendLocked(frame []byte) error {
+// sendLocked is Transmit with the machine lock held. The port does not offer
+// it as link.LockedSender (a test wraps it for Linux's delayed ACKs).
+func (p *IdealPort) sendLocked(frame []byte) error {
 	buf := append([]byte(nil), frame...)
 	if p.inFlight >= p.ring {
 		p.full = true

@@ -69,7 +69,7 @@ type dropper struct {
 }
 
 // SendLocked passes the PC's delayed ACKs to the wire (link.LockedSender).
-func (d *dropper) SendLocked(frame []byte) error { return d.FrameNIC.(*IdealPort).SendLocked(frame) }
+func (d *dropper) SendLocked(frame []byte) error { return d.FrameNIC.(*IdealPort).sendLocked(frame) }
 
 func (d *dropper) SetReceiver(fn func([]byte)) {
 	d.FrameNIC.SetReceiver(func(b []byte) {
