@@ -193,3 +193,17 @@ func (w *Waker) drive(deadline Time) bool {
 		w.m.Step()
 	}
 }
+
+// Blocked names the tasks that have not returned, in the order they started:
+// at the end of a run, what still waits for something.
+func (m *Machine) Blocked() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var names []string
+	for _, t := range m.tasks {
+		if !t.done.Load() {
+			names = append(names, t.name)
+		}
+	}
+	return names
+}

@@ -20,7 +20,7 @@ import (
 	"gvisor.dev/gvisor/pkg/waiter"
 
 	"mesonemu/emu"
-	"mesonemu/netstack/iperf3"
+	"mesonemu/socket"
 )
 
 // Conn is a TCP connection on a host for a program running as an engine task:
@@ -30,7 +30,7 @@ import (
 // endpoint the host's barrier runs, so what the call made the stack do is
 // done and queued before the task goes on.
 type Conn struct {
-	socket
+	endpointSocket
 	rw, ww  *emu.Waker
 	local   net.Addr
 	remote  net.Addr
@@ -39,9 +39,9 @@ type Conn struct {
 	rDeadline, wDeadline emu.Time // -1: none (mu)
 }
 
-// socket is what a Conn and a Listener share: a gVisor endpoint, its waiter
+// endpointSocket is what a Conn and a Listener share: a gVisor endpoint, its waiter
 // registration and the closed flag (mu).
-type socket struct {
+type endpointSocket struct {
 	h     *Host
 	ep    tcpip.Endpoint
 	wq    *waiter.Queue
@@ -55,7 +55,7 @@ type socket struct {
 
 // shut closes the endpoint once and lets the stack settle; false if it was
 // already closed.
-func (s *socket) shut() bool {
+func (s *endpointSocket) shut() bool {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -70,7 +70,7 @@ func (s *socket) shut() bool {
 }
 
 func newConn(h *Host, ep tcpip.Endpoint, wq *waiter.Queue) *Conn {
-	c := &Conn{socket: socket{h: h, ep: ep, wq: wq}, rw: h.m.NewWaker(), ww: h.m.NewWaker(), rDeadline: -1, wDeadline: -1}
+	c := &Conn{endpointSocket: endpointSocket{h: h, ep: ep, wq: wq}, rw: h.m.NewWaker(), ww: h.m.NewWaker(), rDeadline: -1, wDeadline: -1}
 	c.entry = waiter.NewFunctionEntry(waiter.ReadableEvents|waiter.WritableEvents|waiter.EventHUp|waiter.EventErr, func(mask waiter.EventMask) {
 		if mask&(waiter.ReadableEvents|waiter.EventHUp|waiter.EventErr) != 0 {
 			c.rw.Wake()
@@ -271,10 +271,10 @@ func parseHostPort(addr string) (tcpip.FullAddress, error) {
 }
 
 // Dial opens a TCP connection to addr ("198.18.0.1:5201") from the host,
-// from the local port iperf3.LocalPort(ctx) asks for (--cport), if any.
+// from the local port socket.LocalPort(ctx) asks for (--cport), if any.
 // Call it from an engine task.
 func (h *Host) Dial(ctx context.Context, addr string) (net.Conn, error) {
-	port, _ := iperf3.LocalPort(ctx)
+	port, _ := socket.LocalPort(ctx)
 	return h.DialFrom(ctx, uint16(port), addr)
 }
 
@@ -309,7 +309,7 @@ func (h *Host) DialFrom(ctx context.Context, localPort uint16, addr string) (net
 			return nil, fmt.Errorf("dial %s: bind port %d: %s", addr, localPort, terr)
 		}
 	}
-	o, _ := iperf3.DialOptions(ctx)
+	o, _ := socket.DialOptions(ctx)
 	preConnect(ep, o) // -M must reach the SYN
 	c := newConn(h, ep, wq)
 	c.userMSS = o.MSS
@@ -352,7 +352,7 @@ func isConnectStarted(err tcpip.Error) bool {
 
 // Listener accepts TCP connections on a host, for a program in an engine task.
 type Listener struct {
-	socket
+	endpointSocket
 	w    *emu.Waker
 	addr net.Addr
 }
@@ -388,7 +388,7 @@ func (h *Host) ListenNet(network string, port uint16) (*Listener, error) {
 		ep.Close()
 		return nil, fmt.Errorf("listen :%d: %s", port, terr)
 	}
-	l := &Listener{socket: socket{h: h, ep: ep, wq: wq}, w: h.m.NewWaker(),
+	l := &Listener{endpointSocket: endpointSocket{h: h, ep: ep, wq: wq}, w: h.m.NewWaker(),
 		addr: &net.TCPAddr{IP: h.listenAddr(proto).AsSlice(), Port: int(port)}}
 	l.entry = waiter.NewFunctionEntry(waiter.ReadableEvents|waiter.EventHUp|waiter.EventErr, func(waiter.EventMask) { l.w.Wake() })
 	wq.EventRegister(&l.entry)

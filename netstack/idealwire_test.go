@@ -85,7 +85,7 @@ func transfer(t testing.TB, m *emu.Machine, a, b *Host, addr string, total int) 
 		}
 		r.retrans = c.(*Conn).Retransmits()
 		if ti, ok := TCPInfo(c); ok {
-			r.mss = ti.SndMSS
+			r.mss = ti.Snd_mss
 		}
 		_ = c.Close()
 	})

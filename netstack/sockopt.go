@@ -7,7 +7,7 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 	"gvisor.dev/gvisor/pkg/tcpip/header"
 
-	"mesonemu/netstack/iperf3"
+	"mesonemu/socket"
 )
 
 // SockOpts applies iperf3's -w, -M, -N, -C and -S to a connection on a
@@ -16,7 +16,7 @@ import (
 // (gVisor, like Linux, keeps a TCP socket's ECN bits out of it). gVisor's
 // MSS is only what the SYN advertises, so it counts when set before the
 // connect (DialFrom) or on the listener (SetListenerMSS).
-func SockOpts(c net.Conn, o iperf3.SocketOptions) error {
+func SockOpts(c net.Conn, o socket.Options) error {
 	if u, ok := c.(*UDPConn); ok {
 		u.SetBuffers(o.Window, o.Window)
 		if err := setTOS(u.ep, o.TOS); err != nil {
@@ -42,25 +42,25 @@ func SockOpts(c net.Conn, o iperf3.SocketOptions) error {
 		}
 		cc := tcpip.CongestionControlOption(o.Congestion)
 		if !known || tc.ep.SetSockOpt(&cc) != nil {
-			return iperf3.ErrCongestion
+			return socket.ErrCongestion
 		}
 	}
 	tc.h.settle()
 	return nil
 }
 
-// SetSocketOptions is SockOpts for c (iperf3.SockOptSetter).
-func (c *Conn) SetSocketOptions(o iperf3.SocketOptions) error { return SockOpts(c, o) }
+// SetSocketOptions is SockOpts for c (socket.OptionSetter).
+func (c *Conn) SetSocketOptions(o socket.Options) error { return SockOpts(c, o) }
 
-// SetSocketOptions is SockOpts for u (iperf3.SockOptSetter).
-func (u *UDPConn) SetSocketOptions(o iperf3.SocketOptions) error { return SockOpts(u, o) }
+// SetSocketOptions is SockOpts for u (socket.OptionSetter).
+func (u *UDPConn) SetSocketOptions(o socket.Options) error { return SockOpts(u, o) }
 
-// CongestionName is the congestion control c runs (iperf3.CongestionNamer).
+// CongestionName is the congestion control c runs (socket.CongestionNamer).
 func (c *Conn) CongestionName() string { return ConnCongestion("")(c) }
 
 // ConnCongestion names the congestion control a connection runs, or
 // fallback when it is not a connection on a host's stack.
-func ConnCongestion(fallback string) iperf3.CongestionFunc {
+func ConnCongestion(fallback string) socket.CongestionFunc {
 	return func(c net.Conn) string {
 		tc, ok := c.(*Conn)
 		if !ok {
@@ -75,7 +75,7 @@ func ConnCongestion(fallback string) iperf3.CongestionFunc {
 }
 
 // preConnect sets what 3.12 sets on a TCP socket before it connects.
-func preConnect(ep tcpip.Endpoint, o iperf3.SocketOptions) {
+func preConnect(ep tcpip.Endpoint, o socket.Options) {
 	so := ep.SocketOptions()
 	if o.Window > 0 {
 		so.SetSendBufferSize(int64(o.Window), true)
@@ -124,7 +124,7 @@ func setDontFragment(u *UDPConn, on bool) error {
 
 // SetListenerMSS gives the connections l accepts from now on an advertised
 // MSS of mss (0: the route's again), as a listener re-created with
-// TCP_MAXSEG does (iperf3.ListenerMSSSetter).
+// TCP_MAXSEG does (socket.ListenerMSSSetter).
 func (l *Listener) SetListenerMSS(mss int) error {
 	v := mss
 	if v == 0 {
@@ -139,15 +139,15 @@ func (l *Listener) SetListenerMSS(mss int) error {
 }
 
 // SocketBuffers are the endpoint's send and receive buffer sizes
-// (iperf3.BufferSizer): gVisor's own values, which Linux would report
+// (socket.BufferSizer): gVisor's own values, which Linux would report
 // doubled for a size set with -w.
-func (s *socket) SocketBuffers() (snd, rcv int) {
+func (s *endpointSocket) SocketBuffers() (snd, rcv int) {
 	so := s.ep.SocketOptions()
 	return int(so.GetSendBufferSize()), int(so.GetReceiveBufferSize())
 }
 
 // SocketBuffers are the modelled send buffer and the endpoint's receive
-// buffer (iperf3.BufferSizer).
+// buffer (socket.BufferSizer).
 func (u *UDPConn) SocketBuffers() (snd, rcv int) {
 	return u.sndBuf, int(u.ep.SocketOptions().GetReceiveBufferSize())
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"mesonemu/netstack/iperf3"
+	"mesonemu/iperf3"
 )
 
 // frameLog records the IPv4 frames a host sends and receives.

@@ -17,8 +17,8 @@ import (
 	"gvisor.dev/gvisor/pkg/waiter"
 
 	"mesonemu/emu"
-	"mesonemu/netstack/iperf3"
 	"mesonemu/netstack/linuxmodel"
+	"mesonemu/socket"
 )
 
 // UDPConn is a UDP socket on a host for a program running as an engine task,
@@ -74,7 +74,7 @@ func (h *Host) newUDP(proto tcpip.NetworkProtocolNumber, v6only bool) (*UDPConn,
 		ep.SocketOptions().SetV6Only(v6only)
 	}
 	ep.SocketOptions().SetReceiveBufferSize(DefaultUDPRcvBuf, false)
-	c := &Conn{socket: socket{h: h, ep: ep, wq: wq}, rw: h.m.NewWaker(), ww: h.m.NewWaker(), network: "udp", rDeadline: -1, wDeadline: -1}
+	c := &Conn{endpointSocket: endpointSocket{h: h, ep: ep, wq: wq}, rw: h.m.NewWaker(), ww: h.m.NewWaker(), network: "udp", rDeadline: -1, wDeadline: -1}
 	c.entry = waiter.NewFunctionEntry(waiter.ReadableEvents|waiter.EventHUp|waiter.EventErr, func(waiter.EventMask) { c.rw.Wake() })
 	wq.EventRegister(&c.entry)
 	return &UDPConn{Conn: c, sndBuf: DefaultUDPSndBuf, ipHeader: header.IPv4MinimumSize, v4: proto == ipv4.ProtocolNumber}, nil
@@ -241,9 +241,9 @@ func (u *UDPConn) Read(b []byte) (int, error) {
 
 // DialUDPStream opens a UDP socket on c's host, connected to addr and bound
 // to the --cport in ctx: iperf3's UDP streams ride the stack of their
-// control connection (iperf3.UDPSockets).
+// control connection (iperf3's UDPSockets).
 func (c *Conn) DialUDPStream(ctx context.Context, addr string) (net.Conn, error) {
-	p, _ := iperf3.LocalPort(ctx)
+	p, _ := socket.LocalPort(ctx)
 	return c.h.DialUDP(ctx, uint16(p), addr)
 }
 

@@ -9,8 +9,8 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/emu"
+	"mesonemu/iperf3"
 	"mesonemu/netstack"
-	"mesonemu/netstack/iperf3"
 	"mesonemu/netstack/linuxmodel"
 	"mesonemu/netstack/tcpseg"
 	"mesonemu/platform"

@@ -12,8 +12,8 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/emu"
+	"mesonemu/iperf3"
 	"mesonemu/netstack"
-	"mesonemu/netstack/iperf3"
 	"mesonemu/sim"
 )
 

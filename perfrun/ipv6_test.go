@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"mesonemu/emu"
-	"mesonemu/netstack/iperf3"
+	"mesonemu/iperf3"
 	"mesonemu/platform"
 	"mesonemu/sim"
 )

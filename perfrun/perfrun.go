@@ -13,8 +13,8 @@ import (
 	"net/netip"
 	"time"
 
+	"mesonemu/iperf3"
 	"mesonemu/netstack"
-	"mesonemu/netstack/iperf3"
 	"mesonemu/platform"
 	"mesonemu/sim"
 )

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"mesonemu/emu"
+	"mesonemu/iperf3"
 	"mesonemu/netstack"
-	"mesonemu/netstack/iperf3"
 	"mesonemu/sim"
 )
 

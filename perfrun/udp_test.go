@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"mesonemu/netstack/iperf3"
+	"mesonemu/iperf3"
 	"mesonemu/sim"
 )
 

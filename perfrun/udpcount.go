@@ -5,8 +5,8 @@ import (
 	"io"
 	"math"
 
+	"mesonemu/iperf3"
 	"mesonemu/netstack"
-	"mesonemu/netstack/iperf3"
 	"mesonemu/platform"
 	"mesonemu/rgmiiwire"
 )

@@ -18,11 +18,32 @@ var (
 	guestPackages    = []string{"kernel", "soc/clk", "soc/clk/meson", "soc/dwmacmeson8b", "stmmac/stmmaceth", "phy/realtek", "boot"}
 )
 
-func TestHardwareAndGuestNeverImportEachOther(t *testing.T) {
+// moduleDeps lists, for every package of the module, what it depends on
+// transitively (one go list call for the whole graph).
+func moduleDeps(t *testing.T) map[string][]string {
+	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to list imports with")
 	}
+	out, err := exec.Command(goBin, "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "mesonemu/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) > 0 {
+			deps[f[0]] = append(f[1:], f[0])
+		}
+	}
+	return deps
+}
+
+func TestHardwareAndGuestNeverImportEachOther(t *testing.T) {
+	all := moduleDeps(t)
 	side := map[string]string{}
 	for _, p := range hardwarePackages {
 		side["mesonemu/"+p] = "hardware"
@@ -31,15 +52,42 @@ func TestHardwareAndGuestNeverImportEachOther(t *testing.T) {
 		side["mesonemu/"+p] = "guest"
 	}
 	for pkg, mine := range side {
-		out, err := exec.Command(goBin, "list", "-deps", pkg).Output()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v", pkg, err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		for sc.Scan() {
-			dep := strings.TrimSpace(sc.Text())
+		for _, dep := range all[pkg] {
 			if other, ok := side[dep]; ok && other != mine {
 				t.Errorf("%s package %s depends on %s package %s", mine, pkg, other, dep)
+			}
+		}
+	}
+}
+
+// The layers, bottom up: the shared medium, hardware and guest (side by side,
+// checked above), the network stacks and the socket interface they offer, the
+// applications on sockets, then what assembles and runs machines and the
+// command. A package never depends on one in a layer above its own, so the
+// stack never knows its applications (issue 21: iperf3 once lived in netstack).
+var layers = [][]string{
+	{"emu", "ether", "coop", "pcap"},
+	append(append([]string{}, hardwarePackages...), guestPackages...),
+	{"socket", "netstack", "netstack/link", "netstack/linuxmodel", "netstack/tcpseg", "netstack/internal/fifo"},
+	{"iperf3"},
+	{"sim", "capture", "perfrun", "linktest", "tap", "compare", "scan", "plot", "cmd/mesonemu"},
+}
+
+func TestLayersOnlyImportDownwards(t *testing.T) {
+	all := moduleDeps(t)
+	level := map[string]int{}
+	for i, l := range layers {
+		for _, p := range l {
+			level["mesonemu/"+p] = i
+		}
+	}
+	for pkg, mine := range level {
+		if _, ok := all[pkg]; !ok {
+			t.Errorf("%s is not a package of the module", pkg)
+		}
+		for _, dep := range all[pkg] {
+			if l, ok := level[dep]; ok && l > mine {
+				t.Errorf("%s (layer %d) depends on %s (layer %d)", pkg, mine, dep, l)
 			}
 		}
 	}

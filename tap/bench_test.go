@@ -11,8 +11,8 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/emu"
+	"mesonemu/iperf3"
 	"mesonemu/netstack"
-	"mesonemu/netstack/iperf3"
 )
 
 // benchSeconds is each iperf3 run's length in the benchmark.

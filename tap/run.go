@@ -14,8 +14,8 @@ import (
 
 	"mesonemu/capture"
 	"mesonemu/emu"
+	"mesonemu/iperf3"
 	"mesonemu/netstack"
-	"mesonemu/netstack/iperf3"
 	"mesonemu/netstack/linuxmodel"
 	"mesonemu/sim"
 )

@@ -1,6 +1,6 @@
 //go:build linux
 
-package iperf3
+package socket
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LinuxSockOpts is a SockOptFunc for host sockets (setsockopt, as iperf3
-// does; the MSS can only shrink an established connection's segments, and
-// Linux keeps a TCP socket's ECN bits out of IP_TOS).
-func LinuxSockOpts(c net.Conn, o SocketOptions) error {
+// SetHostOptions sets o on a host socket with setsockopt. An established
+// connection's MSS can only shrink its segments, and Linux keeps a TCP
+// socket's ECN bits out of IP_TOS.
+func SetHostOptions(c net.Conn, o Options) error {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil
@@ -27,14 +27,14 @@ func LinuxSockOpts(c net.Conn, o SocketOptions) error {
 	return setRaw(raw, o, tcp)
 }
 
-// isIPv4Socket: 3.12 sets DF only on an AF_INET socket (getsockdomain).
+// isIPv4Socket: DF applies only to an AF_INET socket.
 func isIPv4Socket(fd int) bool {
 	d, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
 	return err == nil && d == unix.AF_INET
 }
 
 // setRaw sets o on a socket; the TCP options only where tcp.
-func setRaw(raw syscall.RawConn, o SocketOptions, tcp bool) error {
+func setRaw(raw syscall.RawConn, o Options, tcp bool) error {
 	var serr error
 	cerr := raw.Control(func(fd uintptr) {
 		set := func(level, opt, v int) {
@@ -86,9 +86,9 @@ func dialControl(ctx context.Context) func(network, address string, c syscall.Ra
 	return func(_, _ string, c syscall.RawConn) error { return setRaw(c, o, true) }
 }
 
-// linuxListenerMSS sets TCP_MAXSEG on a listening socket, which its
+// SetHostListenerMSS sets TCP_MAXSEG on a host listening socket, which its
 // connections inherit (0 clears it).
-func linuxListenerMSS(l *net.TCPListener, mss int) error {
+func SetHostListenerMSS(l *net.TCPListener, mss int) error {
 	raw, err := l.SyscallConn()
 	if err != nil {
 		return err
@@ -102,9 +102,9 @@ func linuxListenerMSS(l *net.TCPListener, mss int) error {
 	return serr
 }
 
-// linuxBuffers reads SO_SNDBUF and SO_RCVBUF of a host socket (the kernel's
-// doubled values, as 3.12 reports them).
-func linuxBuffers(c syscall.Conn) (snd, rcv int, ok bool) {
+// HostBuffers reads SO_SNDBUF and SO_RCVBUF of a host socket (the kernel's
+// doubled values).
+func HostBuffers(c syscall.Conn) (snd, rcv int, ok bool) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return 0, 0, false
@@ -117,4 +117,50 @@ func linuxBuffers(c syscall.Conn) (snd, rcv int, ok bool) {
 		return 0, 0, false
 	}
 	return snd, rcv, true
+}
+
+// HostTCPInfo reads TCP_INFO of a host socket (*net.TCPConn or any
+// syscall.Conn).
+func HostTCPInfo(c net.Conn) (TCPInfo, bool) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return TCPInfo{}, false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return TCPInfo{}, false
+	}
+	var info *unix.TCPInfo
+	var gerr error
+	if err := raw.Control(func(fd uintptr) {
+		info, gerr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+	}); err != nil || gerr != nil || info == nil {
+		return TCPInfo{}, false
+	}
+	return TCPInfo{
+		Total_retrans: info.Total_retrans,
+		Snd_cwnd:      info.Snd_cwnd,
+		Snd_mss:       info.Snd_mss,
+		Snd_wnd:       info.Snd_wnd,
+		Rtt:           info.Rtt,
+		Rttvar:        info.Rttvar,
+		Pmtu:          info.Pmtu,
+	}, true
+}
+
+// HostCongestion reads TCP_CONGESTION of a host socket.
+func HostCongestion(c net.Conn) string {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return ""
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return ""
+	}
+	var name string
+	_ = raw.Control(func(fd uintptr) {
+		name, _ = unix.GetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION)
+	})
+	return name
 }

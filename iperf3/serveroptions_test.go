@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mesonemu/socket"
 )
 
 // TestIdleTimeout: --idle-timeout with no client makes a one-off server end
@@ -215,8 +217,8 @@ func TestSndTimeout(t *testing.T) {
 	ln, port := loopbackPort(t)
 	var mu sync.Mutex
 	seen := map[string]int{} // "client"/"server" -> connections given the timeout
-	record := func(who string) SockOptFunc {
-		return func(_ net.Conn, o SocketOptions) error {
+	record := func(who string) socket.OptionsFunc {
+		return func(_ net.Conn, o socket.Options) error {
 			if o.UserTimeout == 3*time.Second {
 				mu.Lock()
 				seen[who]++

@@ -9,9 +9,11 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"mesonemu/socket"
 )
 
-// loopbackPair dials ln with HostDial under ctx and returns both ends.
+// loopbackPair dials ln with socket.HostDial under ctx and returns both ends.
 func loopbackPair(t *testing.T, ctx context.Context, ln net.Listener) (client, server net.Conn) {
 	t.Helper()
 	acc := make(chan net.Conn, 1)
@@ -23,7 +25,7 @@ func loopbackPair(t *testing.T, ctx context.Context, ln net.Listener) (client, s
 		}
 		acc <- c
 	}()
-	c, err := HostDial(ctx, ln.Addr().String())
+	c, err := socket.HostDial(ctx, ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,14 +39,14 @@ func loopbackPair(t *testing.T, ctx context.Context, ln net.Listener) (client, s
 
 func sndMSS(t *testing.T, c net.Conn) uint32 {
 	t.Helper()
-	info, ok := LinuxTCPInfo(c)
+	info, ok := socket.HostTCPInfo(c)
 	if !ok {
 		t.Fatal("no TCP_INFO")
 	}
-	return info.SndMSS
+	return info.Snd_mss
 }
 
-// TestHostSocketMSS: on host sockets -M reaches the SYN through HostDial's
+// TestHostSocketMSS: on host sockets -M reaches the SYN through socket.HostDial's
 // context, and the server's listener passes its MSS to the connections it
 // accepts, so the peer's sending MSS is Linux's for 1000 (less the 12 bytes
 // of timestamps); loopback's own is ~65 KB.
@@ -56,7 +58,7 @@ func TestHostSocketMSS(t *testing.T) {
 	defer ln.Close()
 	ctx := context.Background()
 
-	_, s := loopbackPair(t, WithDialOptions(ctx, SocketOptions{MSS: 1000}), ln)
+	_, s := loopbackPair(t, socket.WithDialOptions(ctx, socket.Options{MSS: 1000}), ln)
 	if got := sndMSS(t, s); got != 988 {
 		t.Errorf("dialled with -M 1000: the server's snd_mss %d, want 988", got)
 	}
@@ -80,7 +82,7 @@ func TestHostSocketMSS(t *testing.T) {
 	}
 }
 
-// TestHostSocketTOSAndBuffers: LinuxSockOpts sets IP_TOS (a TCP socket
+// TestHostSocketTOSAndBuffers: socket.SetHostOptions sets IP_TOS (a TCP socket
 // drops the ECN bits, as Linux does) and socketBuffers reads back the
 // kernel's doubled -w.
 func TestHostSocketTOSAndBuffers(t *testing.T) {
@@ -100,7 +102,7 @@ func TestHostSocketTOSAndBuffers(t *testing.T) {
 		c        net.Conn
 		tos, got int
 	}{{"tcp", c, 0x11, 0x10}, {"udp", u, 0x11, 0x11}} {
-		if err := LinuxSockOpts(tc.c, SocketOptions{TOS: tc.tos, Window: 64 << 10}); err != nil {
+		if err := socket.SetHostOptions(tc.c, socket.Options{TOS: tc.tos, Window: 64 << 10}); err != nil {
 			t.Fatal(err)
 		}
 		var tos int

@@ -12,19 +12,21 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/coop"
+
+	"mesonemu/socket"
 )
 
 // Env is what a command-line run needs from its surroundings: a transport,
 // a clock, TCP statistics and the output streams.
 type Env struct {
-	Dial       DialFunc
+	Dial       socket.DialFunc
 	Listen     func(ctx context.Context, port int) (net.Listener, error)
-	DialUDP    DialFunc                                                    // nil: HostDialUDP
-	ListenUDP  func(ctx context.Context, port int) (net.PacketConn, error) // nil: HostListenUDP
+	DialUDP    socket.DialFunc                                             // nil: socket.HostDialUDP
+	ListenUDP  func(ctx context.Context, port int) (net.PacketConn, error) // nil: socket.HostListenUDP
 	Clock      tcpip.Clock
-	TCPInfo    TCPInfoFunc
-	Congestion CongestionFunc
-	SockOpts   SockOptFunc // -w, -M, -N, -C on data streams
+	TCPInfo    socket.TCPInfoFunc
+	Congestion socket.CongestionFunc
+	SockOpts   socket.OptionsFunc // -w, -M, -N, -C on data streams
 	Stdout     io.Writer
 	Stderr     io.Writer
 	Seed       uint64     // 0: random
@@ -37,15 +39,15 @@ type Env struct {
 // HostEnv runs over the host's TCP stack and wall clock.
 func HostEnv() Env {
 	return Env{
-		Dial: HostDial,
+		Dial: socket.HostDial,
 		Listen: func(ctx context.Context, port int) (net.Listener, error) {
 			var lc net.ListenConfig
 			return lc.Listen(ctx, Network(ctx), ":"+strconv.Itoa(port))
 		},
 		Clock:      tcpip.NewStdClock(),
-		TCPInfo:    LinuxTCPInfo,
-		Congestion: LinuxCongestion,
-		SockOpts:   LinuxSockOpts,
+		TCPInfo:    socket.HostTCPInfo,
+		Congestion: socket.HostCongestion,
+		SockOpts:   socket.SetHostOptions,
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 	}

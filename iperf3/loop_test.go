@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mesonemu/socket"
 )
 
 // Lines of iperf3's text output (src/iperf_locale.c formats, numbers
@@ -80,10 +82,10 @@ func runLoop(t *testing.T, args ...string) loopRun {
 	}
 	var srvOut, cliOut bytes.Buffer
 	served := serveOneAsync(ln, ServerOptions{
-		Output: &srvOut, TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
+		Output: &srvOut, TCPInfo: socket.HostTCPInfo, Congestion: socket.HostCongestion, IdleTimeout: 10 * time.Second,
 	})
 	o := cfg.Client
-	o.Output, o.TCPInfo, o.Congestion, o.IdleTimeout = &cliOut, LinuxTCPInfo, LinuxCongestion, 10*time.Second
+	o.Output, o.TCPInfo, o.Congestion, o.IdleTimeout = &cliOut, socket.HostTCPInfo, socket.HostCongestion, 10*time.Second
 	var r loopRun
 	r.client, r.clientErr = Run(context.Background(), o)
 	r.server, r.serverErr = served()

@@ -9,15 +9,17 @@ import (
 
 	"gvisor.dev/gvisor/pkg/tcpip"
 	"gvisor.dev/gvisor/pkg/tcpip/faketime"
+
+	"mesonemu/socket"
 )
 
 // scriptedTCP hands out TCP_INFO readings from a list per connection.
-type scriptedTCP map[net.Conn][]TCPInfo
+type scriptedTCP map[net.Conn][]socket.TCPInfo
 
-func (s scriptedTCP) info(c net.Conn) (TCPInfo, bool) {
+func (s scriptedTCP) info(c net.Conn) (socket.TCPInfo, bool) {
 	list := s[c]
 	if len(list) == 0 {
-		return TCPInfo{}, false
+		return socket.TCPInfo{}, false
 	}
 	s[c] = list[1:]
 	return list[0], true
@@ -48,8 +50,8 @@ func newTestSession(t *testing.T, p testParams, tcp scriptedTCP) (*session, *byt
 func TestReportLines(t *testing.T) {
 	a, b := pipeConn(t), pipeConn(t)
 	tcp := scriptedTCP{
-		a: {{TotalRetransmits: 3, SndCwndBytes: 1 << 20, RTTMicros: 100}, {TotalRetransmits: 5, SndCwndBytes: 1 << 20, RTTMicros: 200}},
-		b: {{SndCwndBytes: 512 << 10, RTTMicros: 300}, {SndCwndBytes: 512 << 10, RTTMicros: 300}},
+		a: {{Total_retrans: 3, Snd_cwnd: 1 << 10, Snd_mss: 1 << 10, Rtt: 100}, {Total_retrans: 5, Snd_cwnd: 1 << 10, Snd_mss: 1 << 10, Rtt: 200}},
+		b: {{Snd_cwnd: 512, Snd_mss: 1 << 10, Rtt: 300}, {Snd_cwnd: 512, Snd_mss: 1 << 10, Rtt: 300}},
 	}
 	s, out, t0 := newTestSession(t, testParams{Time: 2, Parallel: 2, Len: DefaultBlockSize}, tcp)
 	sa, sb := s.addStream(a, true), s.addStream(b, true)

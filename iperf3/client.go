@@ -13,6 +13,8 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/coop"
+
+	"mesonemu/socket"
 )
 
 // ClientOptions configures Run. Zero values take iperf3's defaults.
@@ -56,16 +58,16 @@ type ClientOptions struct {
 	DontFragment    bool          // --dont-fragment: DF on IPv4 UDP data datagrams
 	Stamps          LineStamps    // --timestamps: the text lines' time prefix
 
-	Dial        DialFunc       // default HostDial
-	DialUDP     DialFunc       // UDP streams; default: the control connection's stack (UDPSockets) or the host's
-	SockOpts    SockOptFunc    // applies -w, -M, -N, -C to data streams; nil: they cannot be set
-	Clock       tcpip.Clock    // default tcpip.NewStdClock()
-	TCPInfo     TCPInfoFunc    // sender statistics; nil: none
-	Congestion  CongestionFunc // nil: congestion control not reported
-	Output      io.Writer      // text or JSON output; nil: discarded
-	IdleTimeout time.Duration  // default DefaultIdleTimeout
-	Seed        uint64         // cookie and payload randomness; 0: random
-	SystemInfo  string         // JSON system_info; default names Go and the OS
+	Dial        socket.DialFunc       // default socket.HostDial
+	DialUDP     socket.DialFunc       // UDP streams; default: the control connection's stack (UDPSockets) or the host's
+	SockOpts    socket.OptionsFunc    // applies -w, -M, -N, -C to data streams; nil: they cannot be set
+	Clock       tcpip.Clock           // default tcpip.NewStdClock()
+	TCPInfo     socket.TCPInfoFunc    // sender statistics; nil: none
+	Congestion  socket.CongestionFunc // nil: congestion control not reported
+	Output      io.Writer             // text or JSON output; nil: discarded
+	IdleTimeout time.Duration         // default DefaultIdleTimeout
+	Seed        uint64                // cookie and payload randomness; 0: random
+	SystemInfo  string                // JSON system_info; default names Go and the OS
 	// Sched runs the test's activities; nil: goroutines. On mesonemu's
 	// engine it is the machine's, and Run must be called from one of its
 	// tasks.
@@ -120,7 +122,7 @@ func (o ClientOptions) withDefaults() (ClientOptions, error) {
 		return o, err
 	}
 	if o.Dial == nil {
-		o.Dial = HostDial
+		o.Dial = socket.HostDial
 	}
 	sharedDefaults(&o.Clock, &o.Output, &o.IdleTimeout, &o.Seed, &o.SystemInfo, &o.Sched)
 	return o, nil
@@ -324,7 +326,7 @@ func (c *client) run(ctx context.Context) error {
 	c.ctrl = ctrl
 	c.addConn(ctrl)
 	if o.SndTimeout > 0 {
-		if err := applySockOpts(o.SockOpts, ctrl, SocketOptions{UserTimeout: o.SndTimeout}); err != nil {
+		if err := applySockOpts(o.SockOpts, ctrl, socket.Options{UserTimeout: o.SndTimeout}); err != nil {
 			return err
 		}
 	}
@@ -332,7 +334,7 @@ func (c *client) run(ctx context.Context) error {
 	mss := 0
 	if o.TCPInfo != nil {
 		if info, ok := o.TCPInfo(ctrl); ok {
-			mss = int(info.SndMSS)
+			mss = int(info.Snd_mss)
 			s.res.Start.TCPMSSDefault = mss
 		}
 	}
@@ -509,7 +511,7 @@ func (c *client) connectStreams(ctx context.Context) error {
 	for i := 0; i < s.streamCount(); i++ {
 		dctx := ctx
 		if o.ClientPort > 0 {
-			dctx = WithLocalPort(ctx, o.ClientPort+i)
+			dctx = socket.WithLocalPort(ctx, o.ClientPort+i)
 		}
 		dial := o.Dial
 		if o.UDP {
@@ -518,7 +520,7 @@ func (c *client) connectStreams(ctx context.Context) error {
 				return err
 			}
 		} else {
-			dctx = WithDialOptions(dctx, s.params.sockOpts().preConnect())
+			dctx = socket.WithDialOptions(dctx, s.params.sockOpts().PreConnect())
 		}
 		dctx, cancel := c.dialContext(dctx)
 		conn, err := dial(dctx, c.addr)

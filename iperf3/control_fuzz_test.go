@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"net"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"gvisor.dev/gvisor/pkg/tcpip/faketime"
+	"mesonemu/emu"
+	"mesonemu/netstack"
 )
 
 // The iperf3 control protocol against a fuzz-driven peer, in both roles, over
@@ -27,8 +30,8 @@ import (
 
 const (
 	fuzzIdle     = 8 * time.Second
-	fuzzStep     = 10 * time.Minute // beyond the idle timeout and the 40 s server grace
-	fuzzMaxStep  = 200              // 2000 virtual minutes: past -t 86400 + -O 600 + 40 s
+	fuzzLimit    = 2000 * time.Minute // past -t 86400 + -O 600 + 40 s
+	fuzzWait     = 3 * time.Second    // the longest a peerWait waits
 	fuzzMaxOps   = 64
 	fuzzWaitStep = 100 * time.Millisecond
 )
@@ -99,10 +102,8 @@ func framedJSON(s string) []byte {
 type seen struct {
 	mu    sync.Mutex
 	bytes [256]bool
-	any   chan struct{} // receives (non-blocking) after every read
+	wake  *emu.Waker // woken after every read, for the peer
 }
-
-func newSeen() *seen { return &seen{any: make(chan struct{}, 1)} }
 
 func (s *seen) has(b byte) bool {
 	s.mu.Lock()
@@ -110,12 +111,24 @@ func (s *seen) has(b byte) bool {
 	return s.bytes[b]
 }
 
-// drain reads c until it fails, so the side under test never blocks writing to a
-// synchronous pipe, and records what it sees in s (if not nil).
-func drain(c net.Conn, wg *sync.WaitGroup, s *seen) {
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+// fuzzRig is one input's world: the engine, its clock, and the tasks that
+// read what the side under test writes.
+type fuzzRig struct {
+	m     *emu.Machine
+	clock *netstack.Clock
+	sched netstack.Sched
+	done  atomic.Bool // the side under test has returned
+}
+
+func newFuzzRig() *fuzzRig {
+	m := emu.NewMachine(1)
+	return &fuzzRig{m: m, clock: netstack.NewClock(m), sched: netstack.Sched{M: m}}
+}
+
+// drain reads c in a task until it fails, so the side under test never blocks
+// writing, and records what it sees in s (if not nil).
+func (r *fuzzRig) drain(c net.Conn, s *seen) {
+	r.m.Go("drain", func() {
 		buf := make([]byte, 4096)
 		for {
 			n, err := c.Read(buf)
@@ -125,73 +138,57 @@ func drain(c net.Conn, wg *sync.WaitGroup, s *seen) {
 					s.bytes[b] = true
 				}
 				s.mu.Unlock()
-				select {
-				case s.any <- struct{}{}:
-				default:
-				}
+				s.wake.Wake()
 			}
 			if err != nil {
 				return
 			}
 		}
-	}()
+	})
 }
 
-// waitFor waits until cond holds or done is closed, rechecking cond whenever wake
-// fires, for at most d of real time. The waits only pace the program: on a slow
-// machine it goes on earlier, which explores another path, never a wrong one.
-// (The fuzz worker aborts an input after 10 s, so every wait is bounded.)
-func waitFor(cond func() bool, wake, done <-chan struct{}, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		if cond != nil && cond() {
-			return true
-		}
-		select {
-		case <-done:
-			return true
-		case <-wake:
-		case <-timer.C:
-			return false
-		}
+// sleep blocks the calling task for d of virtual time.
+func (r *fuzzRig) sleep(d time.Duration) {
+	r.m.NewWaker().WaitUntil(r.m.Now() + emu.Time(d))
+}
+
+// finish runs the engine until the side under test has returned, failing the
+// test if it blocks for good or outlives fuzzLimit of virtual time; then
+// closeConns closes the peer's connections, and every task must end.
+func (r *fuzzRig) finish(t *testing.T, what string, closeConns func()) {
+	err := r.m.Run(nil, func() bool { return r.done.Load() || r.m.Now() > emu.Time(fuzzLimit) })
+	switch {
+	case errors.Is(err, emu.ErrStalled):
+		t.Fatalf("%s blocked for good at %v of virtual time", what, r.m.Now().Duration())
+	case !r.done.Load():
+		t.Fatalf("%s still running after %v of virtual time", what, fuzzLimit)
+	}
+	closeConns()
+	_ = r.m.Run(nil, func() bool { return r.m.Now() > emu.Time(2*fuzzLimit) })
+	blocked := r.m.Blocked()
+	r.m.Stop()
+	if len(blocked) > 0 {
+		t.Fatalf("%s returned, but with every connection closed these tasks still wait: %v", what, blocked)
 	}
 }
 
-// driveUntil advances the clock until done is closed, or fails the test. Before
-// each step it gives the side under test a moment to finish on its own, so a
-// program that completes is usually not cut short by an idle timeout the jump
-// causes.
-func driveUntil(t *testing.T, clock *faketime.ManualClock, done <-chan struct{}, what string) {
-	for range fuzzMaxStep {
-		if waitFor(nil, nil, done, time.Millisecond) {
-			return
-		}
-		clock.Advance(fuzzStep)
-	}
-	// Blocked goroutines get real time before it is called a hang.
-	if !waitFor(nil, nil, done, 5*time.Second) {
-		t.Fatalf("%s still running after %v of test time", what, time.Duration(fuzzMaxStep)*fuzzStep)
-	}
-}
-
-// checkNoLeak waits for the goroutine count to come back to base.
+// checkNoLeak waits for the goroutine count to come back to base: the engine's
+// task goroutines end as Stop unwinds them, a moment after it returns.
 func checkNoLeak(t *testing.T, base int) {
 	for range 3000 {
 		if runtime.NumGoroutine() <= base {
 			return
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(100 * time.Microsecond)
 	}
 	buf := make([]byte, 1<<16)
 	t.Fatalf("%d goroutines left (was %d):\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
 }
 
-// peer runs a program against the side under test.
+// peer runs a program against the side under test, as an engine task.
 type peer struct {
+	rig    *fuzzRig
 	ctrl   net.Conn
-	clock  *faketime.ManualClock
-	done   <-chan struct{}
 	seen   *seen
 	stream func(cookie bool, data []byte) // what peerStream does in this role
 	closed bool
@@ -199,15 +196,9 @@ type peer struct {
 
 func (p *peer) run(prog *fuzzBytesReader) {
 	for range fuzzMaxOps {
-		if len(prog.b) == 0 {
+		if len(prog.b) == 0 || p.rig.done.Load() {
 			return
 		}
-		select {
-		case <-p.done:
-			return
-		default:
-		}
-		// Writes block until the other side reads (or closes): pipes are synchronous.
 		switch prog.next() % peerOps {
 		case peerRaw:
 			_, _ = p.ctrl.Write(prog.take(int(prog.next() % 64)))
@@ -221,11 +212,9 @@ func (p *peer) run(prog *fuzzBytesReader) {
 			_, _ = p.ctrl.Write(prog.take(4))
 		case peerWait:
 			want := byte(waitStates[int(prog.next())%len(waitStates)])
-			for range 30 {
-				if waitFor(func() bool { return p.seen.has(want) }, p.seen.any, p.done, time.Millisecond) {
-					break
-				}
-				p.clock.Advance(fuzzWaitStep) // a client ends its -t test on this clock
+			until := p.rig.m.Now() + emu.Time(fuzzWait)
+			for !p.seen.has(want) && !p.rig.done.Load() && p.rig.m.Now() < until {
+				p.seen.wake.WaitUntil(until)
 			}
 		case peerStream:
 			sel := prog.next()
@@ -235,7 +224,7 @@ func (p *peer) run(prog *fuzzBytesReader) {
 			p.closed = true
 			return
 		case peerAdvance:
-			p.clock.Advance(time.Duration(prog.next()) * fuzzWaitStep)
+			p.rig.sleep(time.Duration(prog.next()) * fuzzWaitStep)
 		}
 	}
 }
@@ -272,41 +261,16 @@ func FuzzServerControl(f *testing.F) {
 		base := runtime.NumGoroutine()
 		in := &fuzzBytesReader{b: data}
 		closeAll := in.next()&1 != 0
-		ln := newPipeListener()
-		clock := faketime.NewManualClock()
+		r := newFuzzRig()
+		ln := newEngineListener(r.sched, r.clock)
 		var res *Result
 		var serr error
-		done := make(chan struct{})
-		go func() {
-			res, serr = ServeOne(context.Background(), ln, ServerOptions{Clock: clock, IdleTimeout: fuzzIdle, Seed: 1})
-			close(done)
-		}()
-		var wg sync.WaitGroup
+		r.m.Go("server", func() {
+			res, serr = ServeOne(context.Background(), ln, ServerOptions{Clock: r.clock, Sched: r.sched, IdleTimeout: fuzzIdle, Seed: 1})
+			r.done.Store(true)
+		})
 		var mu sync.Mutex
-		ctrl, err := ln.dial()
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns := []net.Conn{ctrl}
-		p := &peer{ctrl: ctrl, clock: clock, done: done, seen: newSeen()}
-		drain(ctrl, &wg, p.seen)
-		p.stream = func(cookie bool, data []byte) {
-			c, err := ln.dial()
-			if err != nil {
-				return // the server is gone
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			drain(c, &wg, nil)
-			if !cookie {
-				return // a silent connection
-			}
-			_, _ = c.Write(testCookie) // returns once the server has read it (or closed)
-			wg.Add(1)
-			go func() { defer wg.Done(); _, _ = c.Write(data) }() // read once the test runs
-		}
-		p.run(in)
+		var conns []net.Conn
 		closeConns := func() {
 			mu.Lock()
 			defer mu.Unlock()
@@ -314,12 +278,37 @@ func FuzzServerControl(f *testing.F) {
 				c.Close()
 			}
 		}
-		if closeAll {
-			closeConns()
-		}
-		driveUntil(t, clock, done, "server")
-		closeConns()
-		wg.Wait()
+		r.m.Go("peer", func() {
+			ctrl, err := ln.dial()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, ctrl)
+			mu.Unlock()
+			p := &peer{rig: r, ctrl: ctrl, seen: &seen{wake: r.m.NewWaker()}}
+			r.drain(ctrl, p.seen)
+			p.stream = func(cookie bool, data []byte) {
+				c, err := ln.dial()
+				if err != nil {
+					return // the server is gone
+				}
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+				r.drain(c, nil)
+				if !cookie {
+					return // a silent connection
+				}
+				_, _ = c.Write(testCookie)
+				r.m.Go("stream", func() { _, _ = c.Write(data) }) // read once the test runs
+			}
+			p.run(in)
+			if closeAll {
+				closeConns()
+			}
+		})
+		r.finish(t, "server", closeConns)
 		if serr == nil && res == nil {
 			t.Fatal("server ended without an error or a result")
 		}
@@ -333,24 +322,25 @@ func FuzzServerControl(f *testing.F) {
 // pipeServer plays the server for the client under test: the client's dials
 // land here.
 type pipeServer struct {
+	rig   *fuzzRig
 	mu    sync.Mutex
 	conns []net.Conn
-	ctrl  chan net.Conn
+	ctrl  net.Conn
 	seen  *seen // on the control connection
-	wg    sync.WaitGroup
 }
 
 func (p *pipeServer) dial(ctx context.Context, _ string) (net.Conn, error) {
-	client, server := net.Pipe()
+	client, server := newEnginePipe(p.rig.sched, p.rig.clock)
 	p.mu.Lock()
 	first := len(p.conns) == 0
 	p.conns = append(p.conns, server)
 	p.mu.Unlock()
 	if first {
-		drain(server, &p.wg, p.seen)
-		p.ctrl <- server
+		p.rig.drain(server, p.seen)
+		p.ctrl = server
+		p.seen.wake.Wake()
 	} else {
-		drain(server, &p.wg, nil)
+		p.rig.drain(server, nil)
 	}
 	return client, nil
 }
@@ -395,39 +385,42 @@ func FuzzClientControl(f *testing.F) {
 		base := runtime.NumGoroutine()
 		in := &fuzzBytesReader{b: data}
 		mode := in.next()
-		clock := faketime.NewManualClock()
-		srv := &pipeServer{ctrl: make(chan net.Conn, 1), seen: newSeen()}
+		r := newFuzzRig()
+		srv := &pipeServer{rig: r, seen: &seen{wake: r.m.NewWaker()}}
 		opts := ClientOptions{
 			Host: "192.0.2.1", Seconds: 1, Parallel: int(mode>>1&3) + 1, Reverse: mode&8 != 0, BlockSize: 1024,
 			JSON: mode&16 != 0, GetServerOutput: mode&32 != 0,
-			Dial: srv.dial, Clock: clock, IdleTimeout: fuzzIdle, Seed: 1,
+			Dial: srv.dial, Clock: r.clock, Sched: r.sched, IdleTimeout: fuzzIdle, Seed: 1,
 		}
 		if mode&64 != 0 {
 			opts.Seconds, opts.Bytes = 0, 4096
 		}
 		var res *Result
 		var cerr error
-		done := make(chan struct{})
-		go func() {
+		r.m.Go("client", func() {
 			res, cerr = Run(context.Background(), opts)
-			close(done)
-		}()
-		ctrl := <-srv.ctrl
-		p := &peer{ctrl: ctrl, clock: clock, done: done, seen: srv.seen}
-		p.stream = func(_ bool, data []byte) {
-			if c := srv.newest(); c != nil {
-				// A client that sends never reads its streams: write aside.
-				srv.wg.Add(1)
-				go func() { defer srv.wg.Done(); _, _ = c.Write(data) }()
+			r.done.Store(true)
+		})
+		r.m.Go("peer", func() {
+			for srv.ctrl == nil && !r.done.Load() {
+				srv.seen.wake.Wait()
 			}
-		}
-		p.run(in)
-		if mode&1 != 0 {
-			srv.closeAll()
-		}
-		driveUntil(t, clock, done, "client")
-		srv.closeAll()
-		srv.wg.Wait()
+			if srv.ctrl == nil {
+				return
+			}
+			p := &peer{rig: r, ctrl: srv.ctrl, seen: srv.seen}
+			p.stream = func(_ bool, data []byte) {
+				if c := srv.newest(); c != nil {
+					// A client that sends never reads its streams: write aside.
+					r.m.Go("stream", func() { _, _ = c.Write(data) })
+				}
+			}
+			p.run(in)
+			if mode&1 != 0 {
+				srv.closeAll()
+			}
+		})
+		r.finish(t, "client", srv.closeAll)
 		if res == nil {
 			t.Fatalf("client returned no result (error %v)", cerr)
 		}

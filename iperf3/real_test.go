@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mesonemu/socket"
 )
 
 // TestOurClientAgainstRealServer runs our client against "iperf3 -s -1 -J"
@@ -32,7 +34,7 @@ func TestOurClientAgainstRealServer(t *testing.T) {
 			var out bytes.Buffer
 			res, err := Run(context.Background(), ClientOptions{
 				Host: "127.0.0.1", Port: port, Seconds: 1, Reverse: reverse, Output: &out,
-				TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
+				TCPInfo: socket.HostTCPInfo, Congestion: socket.HostCongestion, IdleTimeout: 10 * time.Second,
 			})
 			if err != nil {
 				t.Fatalf("our client: %v\n%s", err, out.String())
@@ -80,7 +82,7 @@ func TestRealClientAgainstOurServer(t *testing.T) {
 			ln, port := loopbackPort(t)
 			var srvOut bytes.Buffer
 			served := serveOneAsync(ln, ServerOptions{
-				Output: &srvOut, TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
+				Output: &srvOut, TCPInfo: socket.HostTCPInfo, Congestion: socket.HostCongestion, IdleTimeout: 10 * time.Second,
 			})
 			args := []string{"-c", "127.0.0.1", "-p", itoa(port), "-t", "1", "-J"}
 			if reverse {

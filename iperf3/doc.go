@@ -7,12 +7,12 @@
 // iperf3 3.12 on loopback; testdata/ holds real exchanges recorded through a
 // proxy (re-record with IPERF3_RECORD=1 go test -run TestRecord).
 //
-// It is transport-agnostic: the client dials through a DialFunc, the server
+// It is transport-agnostic: the client dials through a socket.DialFunc, the server
 // serves a net.Listener, so it runs over gVisor gonet connections as well as
 // host TCP. Every protocol time (-t, -i, -O, JSON times, the server's 40 s
 // grace, idle timeouts) is measured on a tcpip.Clock, so under an emulator's
 // virtual clock the results are in virtual seconds. TCP statistics (the Retr
-// and Cwnd columns) come from an optional TCPInfoFunc; LinuxTCPInfo reads
+// and Cwnd columns) come from an optional socket.TCPInfoFunc; socket.HostTCPInfo reads
 // host sockets.
 //
 // Entry points: Run (client), Serve / ServeOne (server), ParseArgs for
@@ -60,12 +60,12 @@
 //   - CPU utilisation is reported as 0 (host CPU load means nothing for an
 //     emulated link in virtual time); sndbuf_actual and rcvbuf_actual are the
 //     first data socket's (3.12's server reads its listener's, which has the
-//     same options); tcp_mss_default is TCPInfo.SndMSS of
-//     the control connection, 0 without a TCPInfoFunc or on the server.
+//     same options); tcp_mss_default is socket.TCPInfo.Snd_mss of
+//     the control connection, 0 without a socket.TCPInfoFunc or on the server.
 //   - "not available" goes on the wire as a plain -1 (3.12 sends
 //     18446744073709551615; both read back as -1). Received counts >= 2^63
 //     or < 0 read as not available: -1 retransmits, 0 for other counts.
-//   - --cport reaches the DialFunc through the context (LocalPort); stream i
+//   - --cport reaches the socket.DialFunc through the context (socket.LocalPort); stream i
 //     binds cport+i as 3.12 does; the control connection uses any port.
 //   - system_info is "Go <version> <os>/<arch> (mesonemu iperf3)" unless set.
 //   - Payload: one random buffer per test (math/rand/v2 PCG from Seed),

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mesonemu/socket"
 )
 
 // TestReplayRecordedClient plays each recorded real client's control bytes
@@ -33,7 +35,7 @@ func TestReplayRecordedClient(t *testing.T) {
 			var out bytes.Buffer
 			served := serveOneAsync(ln, ServerOptions{
 				JSON: slices.Contains(sc.serverArgs, "-J"), Output: &out,
-				TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second,
+				TCPInfo: socket.HostTCPInfo, Congestion: socket.HostCongestion, IdleTimeout: 10 * time.Second,
 			})
 
 			ctrlConn, err := net.Dial("tcp", ln.Addr().String())
@@ -151,7 +153,7 @@ func TestReplayRecordedServer(t *testing.T) {
 			}
 			o := cfg.Client
 			var out bytes.Buffer
-			o.Output, o.TCPInfo, o.Congestion, o.IdleTimeout = &out, LinuxTCPInfo, LinuxCongestion, 10*time.Second
+			o.Output, o.TCPInfo, o.Congestion, o.IdleTimeout = &out, socket.HostTCPInfo, socket.HostCongestion, 10*time.Second
 			ran := runAsync(o)
 			ctrl, cookie := acceptClient(t, ln)
 			if cookie[CookieSize-1] != 0 || strings.Trim(string(cookie[:CookieSize-1]), cookieAlphabet) != "" {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mesonemu/socket"
 )
 
 // TestServerVerboseSummaryAs312: with -V the server's summary has 3.12's
@@ -75,7 +77,7 @@ func TestClientVerboseSummaryAs312(t *testing.T) {
 			}
 			var out bytes.Buffer
 			o := cfg.Client
-			o.Output, o.TCPInfo, o.Congestion, o.IdleTimeout = &out, LinuxTCPInfo, LinuxCongestion, 10*time.Second
+			o.Output, o.TCPInfo, o.Congestion, o.IdleTimeout = &out, socket.HostTCPInfo, socket.HostCongestion, 10*time.Second
 			if _, err := Run(context.Background(), o); err != nil {
 				t.Fatalf("our client: %v\n%s", err, out.String())
 			}
@@ -101,7 +103,7 @@ func ourServerVerbose(t *testing.T, bin string, args []string) string {
 	done := make(chan error, 1)
 	go func() {
 		_, err := ServeOne(context.Background(), ln, ServerOptions{Output: &out, Verbose: true,
-			TCPInfo: LinuxTCPInfo, Congestion: LinuxCongestion, IdleTimeout: 10 * time.Second})
+			TCPInfo: socket.HostTCPInfo, Congestion: socket.HostCongestion, IdleTimeout: 10 * time.Second})
 		done <- err
 	}()
 	if b, err := exec.Command(bin, append([]string{"-c", "127.0.0.1", "-p", itoa(port)}, args...)...).CombinedOutput(); err != nil {

@@ -15,6 +15,8 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/coop"
+
+	"mesonemu/socket"
 )
 
 // ServerOptions configures Serve. Zero values take iperf3's defaults.
@@ -32,12 +34,12 @@ type ServerOptions struct {
 	ListenUDP func(ctx context.Context, port int) (net.PacketConn, error)
 	// SockOpts applies a client's -w, -M, -N and -C to its data streams;
 	// nil: they are not applied.
-	SockOpts    SockOptFunc
-	TCPInfo     TCPInfoFunc    // sender statistics (reverse tests); nil: none
-	Congestion  CongestionFunc // nil: congestion control not reported
-	Output      io.Writer      // text or JSON output; nil: discarded
-	ErrOutput   io.Writer      // "iperf3: error - ..." lines; nil: discarded
-	IdleTimeout time.Duration  // default DefaultIdleTimeout
+	SockOpts    socket.OptionsFunc
+	TCPInfo     socket.TCPInfoFunc    // sender statistics (reverse tests); nil: none
+	Congestion  socket.CongestionFunc // nil: congestion control not reported
+	Output      io.Writer             // text or JSON output; nil: discarded
+	ErrOutput   io.Writer             // "iperf3: error - ..." lines; nil: discarded
+	IdleTimeout time.Duration         // default DefaultIdleTimeout
 	// WaitTimeout is --idle-timeout: with no client for that long the server
 	// listens afresh, or with OneOff returns nil. 0: wait for ever.
 	WaitTimeout time.Duration
@@ -483,7 +485,7 @@ func (t *serverTest) onParams(body []byte) error {
 	t.rate.limit = o.Limit
 	p.SndTimeout = o.SndTimeout
 	if o.SndTimeout > 0 {
-		if err := applySockOpts(o.SockOpts, t.ctrl, SocketOptions{UserTimeout: o.SndTimeout}); err != nil {
+		if err := applySockOpts(o.SockOpts, t.ctrl, socket.Options{UserTimeout: o.SndTimeout}); err != nil {
 			return t.refuse(err)
 		}
 	}

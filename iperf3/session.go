@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
+
+	"mesonemu/socket"
 )
 
 // session is the part of a test both roles share: the streams, their interval
@@ -26,7 +28,7 @@ type session struct {
 	senderHasRetrans int
 	peerHasRetrans   int           // the peer's sender_has_retransmits, once exchanged (1 or 0)
 	interval         time.Duration // 0: no interval reports
-	tcpInfo          TCPInfoFunc
+	tcpInfo          socket.TCPInfoFunc
 	congestion       string // local congestion_used, "" if unknown
 	serverOutput     func() // the client's --get-server-output print, once in the summary
 	streams          []*stream
@@ -211,22 +213,22 @@ func (s *session) sampleTCP(st *stream) IntervalTCPInfo {
 	}
 	t := &st.tcp
 	var delta uint64
-	if info.TotalRetransmits > t.prevTotalRetrans {
-		delta = info.TotalRetransmits - t.prevTotalRetrans
+	if uint64(info.Total_retrans) > t.prevTotalRetrans {
+		delta = uint64(info.Total_retrans) - t.prevTotalRetrans
 	}
-	t.prevTotalRetrans = info.TotalRetransmits
+	t.prevTotalRetrans = uint64(info.Total_retrans)
 	t.retrans += delta
-	t.maxCwnd = max(t.maxCwnd, info.SndCwndBytes)
-	t.maxSndWnd = max(t.maxSndWnd, info.SndWndBytes)
-	t.maxRTT = max(t.maxRTT, info.RTTMicros)
-	if t.minRTT == 0 || info.RTTMicros < t.minRTT {
-		t.minRTT = info.RTTMicros
+	t.maxCwnd = max(t.maxCwnd, info.CwndBytes())
+	t.maxSndWnd = max(t.maxSndWnd, uint64(info.Snd_wnd))
+	t.maxRTT = max(t.maxRTT, info.Rtt)
+	if t.minRTT == 0 || info.Rtt < t.minRTT {
+		t.minRTT = info.Rtt
 	}
-	t.sumRTT += uint64(info.RTTMicros)
+	t.sumRTT += uint64(info.Rtt)
 	t.countRTT++
 	return IntervalTCPInfo{
-		Retransmits: delta, SndCwnd: info.SndCwndBytes, SndWnd: info.SndWndBytes,
-		RTT: info.RTTMicros, RTTVar: info.RTTVarMicros, PMTU: info.PMTU,
+		Retransmits: delta, SndCwnd: info.CwndBytes(), SndWnd: uint64(info.Snd_wnd),
+		RTT: info.Rtt, RTTVar: info.Rttvar, PMTU: info.Pmtu,
 	}
 }
 
@@ -240,7 +242,7 @@ func (s *session) endOmit(now tcpip.MonotonicTime) {
 		st.snap, st.omitBase = moved, moved
 		if s.senderHasRetrans == 1 && st.sender && s.tcpInfo != nil {
 			if info, ok := s.tcpInfo(st.conn); ok {
-				st.tcp.prevTotalRetrans = info.TotalRetransmits
+				st.tcp.prevTotalRetrans = uint64(info.Total_retrans)
 			}
 		}
 		st.tcp.retrans = 0

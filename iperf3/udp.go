@@ -12,6 +12,8 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/coop"
+
+	"mesonemu/socket"
 )
 
 // UDP mode (iperf_udp.c in 3.12). A stream is set up by one 4-byte datagram
@@ -322,8 +324,8 @@ var errNoUDP = errors.New("this transport has no UDP sockets")
 
 // udpDialer picks the UDP dialer for a test whose control connection is
 // ctrl: the one given, the control connection's stack's, or the host's.
-func udpDialer(d DialFunc, ctrl net.Conn) (DialFunc, error) {
-	return udpSocketsFor(d, d != nil, ctrl, func(u UDPSockets) DialFunc { return u.DialUDPStream }, HostDialUDP)
+func udpDialer(d socket.DialFunc, ctrl net.Conn) (socket.DialFunc, error) {
+	return udpSocketsFor(d, d != nil, ctrl, func(u UDPSockets) socket.DialFunc { return u.DialUDPStream }, socket.HostDialUDP)
 }
 
 // udpListenFunc opens the server's UDP socket on a port.
@@ -331,7 +333,7 @@ type udpListenFunc = func(context.Context, int) (net.PacketConn, error)
 
 // udpListenerFor is udpDialer for the server.
 func udpListenerFor(l udpListenFunc, ctrl net.Conn) (udpListenFunc, error) {
-	return udpSocketsFor(l, l != nil, ctrl, func(u UDPSockets) udpListenFunc { return u.ListenUDPStream }, HostListenUDP)
+	return udpSocketsFor(l, l != nil, ctrl, func(u UDPSockets) udpListenFunc { return u.ListenUDPStream }, socket.HostListenUDP)
 }
 
 // udpSocketsFor is given if set, else the control connection's stack's
@@ -348,15 +350,4 @@ func udpSocketsFor[F any](given F, set bool, ctrl net.Conn, stack func(UDPSocket
 	}
 	var none F
 	return none, fail(CodeProtocol, errNoUDP)
-}
-
-// HostDialUDP dials UDP with the host's stack, binding LocalPort(ctx) if set.
-func HostDialUDP(ctx context.Context, addr string) (net.Conn, error) {
-	return hostDial(ctx, "udp", func(p int) net.Addr { return &net.UDPAddr{Port: p} }, "dial udp ", addr)
-}
-
-// HostListenUDP opens a host UDP socket on port.
-func HostListenUDP(ctx context.Context, port int) (net.PacketConn, error) {
-	var lc net.ListenConfig
-	return lc.ListenPacket(ctx, "udp", fmt.Sprintf(":%d", port))
 }

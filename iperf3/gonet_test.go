@@ -16,6 +16,8 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
 	"gvisor.dev/gvisor/pkg/tcpip/stack"
 	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
+
+	"mesonemu/socket"
 )
 
 // gvisorLoopback is an in-process gVisor stack with 127.0.0.1 on a loopback
@@ -41,8 +43,8 @@ func gvisorLoopback(t *testing.T, clock tcpip.Clock) (*stack.Stack, tcpip.Addres
 	return s, addr
 }
 
-// gonetDial dials through the gVisor stack, binding LocalPort(ctx) if set.
-func gonetDial(s *stack.Stack) DialFunc {
+// gonetDial dials through the gVisor stack, binding socket.LocalPort(ctx) if set.
+func gonetDial(s *stack.Stack) socket.DialFunc {
 	return func(ctx context.Context, addr string) (net.Conn, error) {
 		host, port, err := net.SplitHostPort(addr)
 		if err != nil {
@@ -55,7 +57,7 @@ func gonetDial(s *stack.Stack) DialFunc {
 		}
 		remote := tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFrom4([4]byte(ip)), Port: uint16(p)}
 		var local tcpip.FullAddress
-		if lp, ok := LocalPort(ctx); ok {
+		if lp, ok := socket.LocalPort(ctx); ok {
 			local = tcpip.FullAddress{NIC: 1, Port: uint16(lp)}
 		}
 		return gonet.DialTCPWithBind(ctx, s, local, remote, ipv4.ProtocolNumber)
