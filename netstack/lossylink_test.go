@@ -30,7 +30,6 @@ type lossyLink struct {
 	dur    time.Duration // of the bulk transfer, virtual
 	cc     string
 	seed   int64
-	tcp    *TCPConfig // nil: LinuxTCP()
 }
 
 // lossyResult is what a run measured, in the units lossy-relay prints.
@@ -41,7 +40,7 @@ type lossyResult struct {
 	frameLoss   float64 // measured: dropped / sent data frames
 	lost        uint64  // data frames dropped
 	timeouts    uint64
-	tlps        uint64
+	tlps        uint64 // recoveries a tail loss probe set off
 	sackRecover uint64
 	maxCwnd     uint32 // segments
 }
@@ -75,13 +74,13 @@ func (d *dropper) SetReceiver(fn func([]byte)) {
 	d.FrameNIC.SetReceiver(func(b []byte) {
 		d.mu.Lock()
 		drop := d.rng.Float64() < d.loss*float64(len(b)+4)/1518
-		full := len(b) >= 100 // data, not an ACK (66 bytes)
-		if full {
+		data := len(b) >= 100 // not an ACK (66 bytes)
+		if data {
 			d.dataSent++
 		}
 		if drop {
 			d.dropped++
-			if full {
+			if data {
 				d.lost++
 			}
 		} else {
@@ -211,12 +210,12 @@ func (l lossyLink) run(t testing.TB) lossyResult {
 	meter := &rttMeter{FrameNIC: w.A, m: m}
 	drop := &dropper{FrameNIC: w.B, loss: l.loss, rng: rand.New(rand.NewSource(l.seed))}
 	a, err := NewHost(HostConfig{Name: "board", Machine: m, Addr: netip.MustParsePrefix("198.18.0.2/24"),
-		MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02"), NIC: meter, Seeded: l.seed, CC: l.cc, TCP: l.tcp})
+		MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x02"), NIC: meter, Seeded: l.seed, CC: l.cc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, err := NewHost(HostConfig{Name: "pc", Machine: m, Addr: netip.MustParsePrefix("198.18.0.1/24"),
-		MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x01"), NIC: drop, Seeded: l.seed + 1, CC: l.cc, TCP: l.tcp,
+		MAC: tcpip.LinkAddress("\x02\x00\x00\x00\x00\x01"), NIC: drop, Seeded: l.seed + 1, CC: l.cc,
 		DelayedAcks: true})
 	if err != nil {
 		t.Fatal(err)
