@@ -4,8 +4,11 @@ go 1.26.8
 
 require (
 	github.com/songgao/water v0.0.0-20200317203138-2b4b6d7c09d8
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
 	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.43.0
+	golang.org/x/term v0.42.0
 	gonum.org/v1/plot v0.17.0
 	gvisor.dev/gvisor v0.0.0-20260905035102-160fafc42237
 )
@@ -18,6 +21,7 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/btree v1.1.2 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20250711185948-6ae5c78190dc // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.36.0 // indirect

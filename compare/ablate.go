@@ -89,7 +89,11 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 			reps[cell{mi, ci}] = make([]*perfrun.Report, o.Seeds)
 		}
 	}
-	var mu sync.Mutex // Progress
+	var mu sync.Mutex // Progress, Tick, done
+	done, total := 0, len(ablationConfigs)*len(mechs)*o.Seeds
+	if o.Tick != nil {
+		o.Tick(0, total)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Jobs)
 	// The fixed driver's runs carry the most frames: start them first.
@@ -107,11 +111,15 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 						return fmt.Errorf("compare --ablate %s, %s: %w", m.Name, c.Name, err)
 					}
 					reps[cell{mi, ci}][k] = rep
+					mu.Lock()
+					defer mu.Unlock()
 					if o.Progress != nil {
-						mu.Lock()
 						fmt.Fprintf(o.Progress, "  %-14s %-15s seed %d: %6.1f Mbit/s, %d retransmits\n",
 							m.Name, c.Name, k+1, rep.ThroughputBps/1e6, rep.Retransmits)
-						mu.Unlock()
+					}
+					done++
+					if o.Tick != nil {
+						o.Tick(done, total)
 					}
 					return nil
 				})

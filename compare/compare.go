@@ -86,6 +86,9 @@ type Options struct {
 	// run is deterministic, so the result does not depend on it.
 	Jobs     int
 	Progress io.Writer // one line per finished run, in the order they finish; nil: none
+	// Tick, if set, hears how many of the iperf3 runs are done, after each one
+	// (and once with 0 before the first); it is called one at a time.
+	Tick func(done, total int)
 	// RunTCP runs one configuration's iperf3 test; nil: perfrun.Run in this
 	// process. The command passes one that runs it in a child process of one
 	// thread, where the engine is cheapest.
@@ -142,7 +145,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sort.SliceStable(live, func(a, b int) bool {
 		return runs[live[a].cfg][live[a].seed].frameLoss < runs[live[b].cfg][live[b].seed].frameLoss
 	})
-	var mu sync.Mutex // Progress
+	var mu sync.Mutex // Progress, Tick, done
+	done := 0
+	if o.Tick != nil {
+		o.Tick(0, len(live))
+	}
 	g, gctx = errgroup.WithContext(ctx)
 	g.SetLimit(o.Jobs)
 	for _, j := range live {
@@ -153,11 +160,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if err != nil {
 				return fmt.Errorf("compare %s: %w", c.Name, err)
 			}
+			mu.Lock()
+			defer mu.Unlock()
 			if o.Progress != nil {
-				mu.Lock()
 				fmt.Fprintf(o.Progress, "  %-16s seed %d: %6.1f Mbit/s, %d retransmits, %.3f %% of data frames lost\n",
 					c.Name, j.seed+1, r.rep.ThroughputBps/1e6, r.rep.Retransmits, 100*r.rep.MeasuredLoss)
-				mu.Unlock()
+			}
+			done++
+			if o.Tick != nil {
+				o.Tick(done, len(live))
 			}
 			return nil
 		})

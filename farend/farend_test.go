@@ -3,6 +3,7 @@ package farend
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"mesonemu/emu"
@@ -201,8 +202,12 @@ func TestTransmitRefusals(t *testing.T) {
 	}
 }
 
+// TestRxDelayBatchesFrames: a 50 us throttle. The first frame finds no recent
+// interrupt and goes at once; the next ones wait for the interrupt 50 us after
+// it and go together; with two of them waiting the ring of 2 is full; the frame
+// at 60 us waits for 100 us.
 func TestRxDelayBatchesFrames(t *testing.T) {
-	m, n := newNIC(t, Config{RxDelay: 50 * emu.Microsecond, RxRingSize: 3})
+	m, n := newNIC(t, Config{RxDelay: 50 * emu.Microsecond, RxRingSize: 2})
 	var got []delivery
 	n.SetConsumer(func(f []byte) { got = append(got, delivery{m.Now(), bytes.Clone(f)}) })
 	frames := [][]byte{}
@@ -222,8 +227,8 @@ func TestRxDelayBatchesFrames(t *testing.T) {
 		receive(0, frames[0]),
 		receive(10*emu.Microsecond, frames[1]),
 		receive(20*emu.Microsecond, frames[2]),
-		receive(30*emu.Microsecond, frames[3]), // ring of 3 full
-		receive(60*emu.Microsecond, frames[4]), // after the first batch
+		receive(30*emu.Microsecond, frames[3]), // ring of 2 full
+		receive(60*emu.Microsecond, frames[4]), // after the second interrupt
 	}
 	m.RunUntil(emu.Millisecond)
 	want := []DropCause{Accepted, Accepted, Accepted, DropRingFull, Accepted}
@@ -232,7 +237,7 @@ func TestRxDelayBatchesFrames(t *testing.T) {
 			t.Errorf("frame %d: %v, want %v", i, causes[i], want[i])
 		}
 	}
-	wantAt := []emu.Time{50000, 50000, 50000, 110000}
+	wantAt := []emu.Time{0, 50000, 50000, 100000}
 	wantFrame := []int{0, 1, 2, 4}
 	if len(got) != len(wantAt) {
 		t.Fatalf("%d hand-overs, want %d", len(got), len(wantAt))
@@ -277,5 +282,41 @@ func TestConfigValidation(t *testing.T) {
 	}
 	if DropCause(99).String() != "unknown" || DropCRC.String() != "crc" {
 		t.Errorf("cause names")
+	}
+}
+
+// TestRxThrottleRate: frames every 77 us (a 150 Mbit/s stream of full frames)
+// under igb's 192 us interval reach the stack in batches 192 us apart; a frame
+// after a quiet 500 us goes at once.
+func TestRxThrottleRate(t *testing.T) {
+	tests := []struct {
+		name     string
+		delay    emu.Time
+		arrivals []emu.Time
+		wantAt   []emu.Time
+	}{
+		{"no moderation", 0, []emu.Time{0, 77, 154, 231}, []emu.Time{0, 77, 154, 231}},
+		{"igb 192 us", 192, []emu.Time{0, 77, 154, 231, 308, 385, 462}, []emu.Time{0, 192, 192, 384, 384, 576, 576}},
+		{"after a quiet line", 192, []emu.Time{0, 700}, []emu.Time{0, 700}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, n := newNIC(t, Config{RxDelay: tt.delay * emu.Microsecond})
+			var got []emu.Time
+			n.SetConsumer(func([]byte) { got = append(got, m.Now()/emu.Microsecond) })
+			f := ether.AppendFCS(frameOf(1514, 1))
+			for _, at := range tt.arrivals {
+				m.RunUntil(at * emu.Microsecond)
+				m.Lock()
+				if c := n.Receive(bytes.Clone(f), false); c != Accepted {
+					t.Fatalf("frame at %d us: %v", at, c)
+				}
+				m.Unlock()
+			}
+			m.RunUntil(emu.Second)
+			if fmt.Sprint(got) != fmt.Sprint(tt.wantAt) {
+				t.Fatalf("handed over at %v us, want %v", got, tt.wantAt)
+			}
+		})
 	}
 }

@@ -40,9 +40,12 @@ type Config struct {
 	// giants (rx_length_errors). The transmitter refuses frames longer than this
 	// minus the FCS.
 	MaxFrameLen int
-	// RxDelay is the interrupt-moderation hook: good frames wait this long (from
-	// the first one of a batch) before the stack sees them. 0 hands them over at
-	// once. Calibrating it belongs to the latency model (reference §8.5).
+	// RxDelay is the interrupt throttle interval of Intel's ITR/EITR (igb,
+	// e1000e): at most one receive interrupt per interval, so a frame waits
+	// until RxDelay after the previous interrupt, and goes at once when the line
+	// was quiet that long. Every frame waiting is handed over at the interrupt,
+	// as one NAPI poll. 0 hands each over as it arrives (r8169, which writes
+	// IntrMitigate 0). docs/latency.md has the values per NIC.
 	RxDelay emu.Time
 	// RxRingSize bounds the frames waiting out RxDelay; more are counted as
 	// rx_missed_errors.
@@ -92,9 +95,12 @@ type NIC struct {
 	lineFreeAt emu.Time
 	txQueued   int
 
-	// Receive moderation: frames accepted but not yet handed over.
+	// Receive moderation: frames accepted but not yet handed over, and when
+	// the last receive interrupt was (rxIRQSeen: there was one).
 	rxPending [][]byte
 	rxFlush   *emu.Event
+	rxLastIRQ emu.Time
+	rxIRQSeen bool
 }
 
 // New makes a NIC on machine m.

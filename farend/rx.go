@@ -1,6 +1,9 @@
 package farend
 
-import "mesonemu/ether"
+import (
+	"mesonemu/emu"
+	"mesonemu/ether"
+)
 
 // DropCause is what became of a received frame.
 type DropCause int
@@ -74,7 +77,11 @@ func (n *NIC) Receive(frameWithFCS []byte, alignError bool) DropCause {
 	n.countRx(frame)
 	n.rxPending = append(n.rxPending, append([]byte(nil), frame...))
 	if !n.rxFlush.Pending() {
-		n.rxFlush = n.m.After(n.cfg.RxDelay, n.flushRx)
+		var wait emu.Time
+		if n.rxIRQSeen {
+			wait = max(0, n.rxLastIRQ+n.cfg.RxDelay-n.m.Now())
+		}
+		n.rxFlush = n.m.After(wait, n.flushRx)
 	}
 	return Accepted
 }
@@ -103,6 +110,7 @@ func (n *NIC) countRx(frame []byte) {
 // flushRx is the moderated interrupt: every waiting frame goes to the stack in
 // arrival order.
 func (n *NIC) flushRx() {
+	n.rxLastIRQ, n.rxIRQSeen = n.m.Now(), true
 	pending := n.rxPending
 	n.rxPending = nil
 	for _, f := range pending {

@@ -33,6 +33,10 @@ var Ablations = []Ablation{
 		sim: stmmacTuning(func(c *stmmaceth.Config) { c.TxCoalFrames = 1 })},
 	{Name: "rx-watchdog", What: "board RX interrupt on every frame (riwt_off) instead of the RX watchdog",
 		sim: stmmacTuning(func(c *stmmaceth.Config) { c.RIWTOff = true })},
+	{Name: "bql", What: "no byte queue limits on the board's TX queue (v5.5's stmmac has BQL)",
+		sim: stmmacTuning(func(c *stmmaceth.Config) { c.BQL = false })},
+	{Name: "rx-cleans-tx", What: "board RX interrupt schedules only the RX NAPI (v5.6) instead of TX NAPI too (v5.5's stmmac_napi_check)",
+		sim: stmmacTuning(func(c *stmmaceth.Config) { c.RxIRQLeavesTx = true })},
 	{Name: "napi-budget", What: "board NAPI poll takes the whole RX ring instead of 64 frames (NAPI_POLL_WEIGHT)",
 		sim: stmmacTuning(func(c *stmmaceth.Config) {
 			n := max(c.RxRingSize, stmmaceth.DefaultRxRingSize, c.NetdevBudget)

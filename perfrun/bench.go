@@ -2,6 +2,7 @@ package perfrun
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip"
 
 	"mesonemu/emu"
+	"mesonemu/ether"
 	"mesonemu/iperf3"
 	"mesonemu/netstack"
 	"mesonemu/netstack/linuxmodel"
@@ -26,11 +28,12 @@ type Bench struct {
 	Sched     netstack.Sched  // their activities are engine tasks
 	Report    *Report
 
-	pcNIC    *netstack.PCNIC
-	dataSent uint64 // machine lock
-	dataLost uint64 // machine lock
-	// lostSegs holds the board's data segments the wire broke and that have
-	// not yet crossed intact (machine lock).
+	pcNIC *netstack.PCNIC
+	// The board's data frames (machine lock): sent, changed by the wire, and
+	// of those the ones the PC's MAC dropped, for a bad FCS or a lost start.
+	dataSent, dataChanged, dataBadFCS, dataAlign uint64
+	// lostSegs holds the board's data segments the PC's MAC dropped and that
+	// have not yet crossed intact (machine lock).
 	lostSegs map[segKey]bool
 }
 
@@ -74,7 +77,17 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 		seg, ok := tcpseg.Parse(fr.Before)
 		key := segKey{port: seg.Key.LPort, seq: seg.Seq}
 		if fr.Wire.Changed() {
-			b.dataLost++
+			b.dataChanged++
+			// The PC's MAC drops what it drops (farend: framing first, then
+			// the FCS); a change only in the preamble reaches its stack.
+			switch {
+			case fr.Wire.AlignmentError():
+				b.dataAlign++
+			case !ether.CheckFCS(fr.After):
+				b.dataBadFCS++
+			default:
+				return
+			}
 			if ok {
 				b.lostSegs[key] = true
 			}
@@ -119,7 +132,8 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 func (b *Bench) tally() {
 	m := b.Sim.Machine()
 	m.Lock()
-	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataLost
+	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataBadFCS
+	b.Report.DataFramesAlignLost, b.Report.DataFramesChanged = b.dataAlign, b.dataChanged
 	b.Report.LostNeverResent = uint64(len(b.lostSegs))
 	m.Unlock()
 	for _, h := range []*netstack.Host{b.Board, b.PC} {
@@ -191,6 +205,9 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 		return nil, err
 	}
 	defer b.Close()
+	if stderr != nil && o.Header && !cfg.Help && !cfg.Version {
+		writeIperf3Header(stderr, b.Report, o)
+	}
 	tap.budget[0], tap.budget[1], _ = b.Sim.Hardware().Budgets()
 	env := iperf3.Env{Dial: b.Board.Dial, Clock: b.Clock, TCPInfo: netstack.TCPInfo, Congestion: netstack.ConnCongestion(o.CC),
 		SockOpts: netstack.SockOpts,
@@ -231,6 +248,16 @@ func RunIperf3Counted(ctx context.Context, o Options, args []string, stdout, std
 	run.Board, run.PC = b.hostUDP(b.Board), b.hostUDP(b.PC)
 	if cfg.Mode == iperf3.ModeClient && cfg.Client.UDP && stderr != nil {
 		writeUDPCounters(stderr, run)
+	}
+	if stderr != nil && (o.Counters || ctx.Err() != nil) {
+		// Asked for, or the run was stopped: the counters say what happened.
+		b.tally()
+		b.Report.Counters = collectCounters(b.Sim, b.Board, b.PC)
+		b.Report.VirtualSeconds = m.Now().Seconds()
+		writeCounters(stderr, b.Report)
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "\ninterrupted at %.2f s of virtual time\n", b.Report.VirtualSeconds)
+		}
 	}
 	return run, err
 }

@@ -30,8 +30,14 @@ type Options struct {
 	PCIP     netip.Prefix // default 198.18.0.1/24
 	// IPv6 gives both hosts an IPv6 address too (DefaultBoardIP6,
 	// DefaultPCIP6). Off, their stacks have no IPv6 and send no IPv6 frame.
-	IPv6   bool
-	JSON   bool
+	IPv6 bool
+	JSON bool
+	// Counters prints the ethtool-style counters after the verdict (text
+	// output; the JSON report always holds them).
+	Counters bool
+	// Header starts RunIperf3's stderr with one line naming the board, the
+	// driver and the seed (the iperf3 command's).
+	Header bool
 	Output io.Writer // iperf3's text output and the report; nil discards
 	// Taps see every frame as it left the wire (pcap capture).
 	Taps []platform.Tap
@@ -67,8 +73,17 @@ type Report struct {
 	WallSeconds    float64 `json:"wall_seconds"`
 	Retransmits    uint64  `json:"retransmits"`
 	DataFramesSent uint64  `json:"board_data_frames_sent"`
-	DataFramesLost uint64  `json:"board_data_frames_dropped_bad_fcs"`
-	MeasuredLoss   float64 `json:"measured_frame_loss"`
+	// DataFramesLost are the board's data frames the PC's MAC dropped for a
+	// bad FCS (its rx_crc_errors, less any non-data frame), and
+	// DataFramesAlignLost those it dropped for a lost frame start
+	// (rx_align_errors). DataFramesChanged counts every data frame the wire
+	// changed, a damaged preamble the PC accepts included.
+	DataFramesLost      uint64 `json:"board_data_frames_dropped_bad_fcs"`
+	DataFramesAlignLost uint64 `json:"board_data_frames_dropped_alignment"`
+	DataFramesChanged   uint64 `json:"board_data_frames_changed_on_wire"`
+	// MeasuredLoss is the share of the board's data frames the PC's MAC
+	// dropped (bad FCS or lost start).
+	MeasuredLoss float64 `json:"measured_frame_loss"`
 	// LostNeverResent counts dropped data segments that never crossed the wire
 	// intact afterwards: in flight when the test ended.
 	LostNeverResent uint64 `json:"lost_segments_not_resent"`
@@ -82,9 +97,12 @@ type Report struct {
 	TSQThrottled       uint64 `json:"tsq_throttled"`
 	// HeldRetransmits counts retransmissions that waited because their
 	// original was still in the TX ring (Linux's TCPSpuriousRtxHostQueues).
-	HeldRetransmits uint64    `json:"retransmits_held_in_host"`
-	ThroughputBps   float64   `json:"throughput_bps"`
-	Counters        []Counter `json:"counters"`
+	HeldRetransmits uint64  `json:"retransmits_held_in_host"`
+	ThroughputBps   float64 `json:"throughput_bps"`
+	// Interrupted: the run was stopped (Ctrl-C) before iperf3 ended; the
+	// numbers are what it measured until then.
+	Interrupted bool      `json:"interrupted,omitempty"`
+	Counters    []Counter `json:"counters"`
 }
 
 // dataFrameMin separates the board's TCP data frames from its ACKs by length:
@@ -133,23 +151,31 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 			Output: w, Seed: o.Sim.Seed + 7, Sched: b.Sched,
 		})
 	})
-	if err := b.RunWhile(ctx, func() bool { return !client.Done() || !server.Done() }); err != nil {
-		return result, rep, err
+	// A cancelled run (Ctrl-C) stops the engine where it is; what it measured
+	// so far is still reported, with the counters, and ctx's error returned.
+	stopped := b.RunWhile(ctx, func() bool { return !client.Done() || !server.Done() })
+	if stopped != nil && ctx.Err() == nil {
+		return result, rep, stopped
 	}
-	for _, err := range []error{clientErr, serverErr} {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return result, rep, fmt.Errorf("iperf3: %w", err)
+	if stopped == nil {
+		for _, err := range []error{clientErr, serverErr} {
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return result, rep, fmt.Errorf("iperf3: %w", err)
+			}
 		}
 	}
 	b.tally()
+	rep.Interrupted = stopped != nil
 	if rep.DataFramesSent > 0 {
-		rep.MeasuredLoss = float64(rep.DataFramesLost) / float64(rep.DataFramesSent)
+		rep.MeasuredLoss = float64(rep.DataFramesLost+rep.DataFramesAlignLost) / float64(rep.DataFramesSent)
 	}
 	if result != nil {
-		if rc := result.End.SumSent.RetransmitCount; rc != nil && rc.Retransmits > 0 {
-			rep.Retransmits = uint64(rc.Retransmits)
+		if s := result.End.SumSent; s != nil && s.RetransmitCount != nil && s.RetransmitCount.Retransmits > 0 {
+			rep.Retransmits = uint64(s.RetransmitCount.Retransmits)
 		}
-		rep.ThroughputBps = result.End.SumReceived.BitsPerSecond
+		if s := result.End.SumReceived; s != nil {
+			rep.ThroughputBps = s.BitsPerSecond
+		}
 		if rep.PathSRTTMicros == 0 && len(result.End.Streams) > 0 {
 			if ti := result.End.Streams[0].Sender.SenderTCPInfo; ti != nil && ti.MeanRTT > 0 {
 				rep.PathSRTTMicros, rep.PathRTTFromTCPInfo = float64(ti.MeanRTT), true
@@ -160,9 +186,9 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	rep.VirtualSeconds = s.Machine().Now().Seconds()
 	rep.WallSeconds = time.Since(wallStart).Seconds()
 	if !o.JSON {
-		writeCounters(out, rep)
+		writeSummary(out, rep, o)
 	}
-	return result, rep, nil
+	return result, rep, stopped
 }
 
 // RunReport is Run for callers that want only the report (compare, scan).

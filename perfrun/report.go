@@ -6,6 +6,7 @@ import (
 
 	"mesonemu/netstack"
 	"mesonemu/sim"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // writeHeader prints what the board booted into, before iperf3 runs.
@@ -34,6 +35,14 @@ func writeHeader(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "link:     %s (after %.2f s)\n", d.Link, r.LinkUpSeconds)
 	fmt.Fprintf(w, "predicted frame loss (1514 B, random payload): TX %.3g, RX %.3g\n", d.PredictedTX, d.PredictedRX)
 	fmt.Fprintf(w, "time:     virtual (one deterministic engine: the same seed gives the same run)\n\n")
+}
+
+// writeIperf3Header is the iperf3 command's one line about the machine, on
+// the stream of its summary (stderr: stdout is iperf3's own output).
+func writeIperf3Header(w io.Writer, r *Report, o Options) {
+	d := r.Description
+	fmt.Fprintf(w, "mesonemu: board %s (%s), driver %s, phy-mode %s, tx-delay %d ns, seed %d; in-process PC at %v, virtual time\n",
+		d.Board, d.SoC, d.Driver, d.PhyMode, d.TxDelayNs, r.Seed, o.PCIP.Addr())
 }
 
 func onOff(b bool) string {
@@ -108,6 +117,116 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
 // keyCounter names driver counters printed even when zero.
 var keyCounter = map[string]bool{"rx_crc_errors": true, "rx_missed_cntr": true, "tx_pkt_n": true, "rx_pkt_n": true}
 
+// Commit is one of the real board's measurements in the fix's commit message.
+type Commit struct {
+	What        string
+	Driver      string
+	TxDelayNs   uint32
+	Mbps        float64
+	Retransmits uint64
+}
+
+// CommitRuns are the commit's two iperf3 runs on an Odroid-C1 (board -> PC, 10 s,
+// phy-mode rgmii, the PHY's delay off): the numbers a run is set beside.
+var CommitRuns = []Commit{
+	{"before the fix", "pre-fix", 4, 153, 514},
+	{"after the fix", "fixed", 2, 778, 0},
+}
+
+// commitRun is the commit measurement whose configuration this run has, if any:
+// the board, driver, delays and traffic of the commit, nothing switched off.
+func commitRun(r *Report, o Options) (Commit, bool) {
+	d := r.Description
+	so := o.Sim
+	plain := d.Board == "odroid-c1" && d.PhyMode == "rgmii" && !d.PHYTXDelay && r.Ablation == "none" &&
+		!o.Reverse && o.Parallel == 1 && o.CC == "cubic" && so.Speed == 0 && so.FarEnd.RxDelay == 0 &&
+		(so.Mechanism == "" || so.Mechanism == "A") && (so.Kernel == "" || so.Kernel == d.Stmmac.Tree) &&
+		d.Stmmac.Tree == stmmaceth.DefaultTree && !o.IPv6
+	for _, c := range CommitRuns {
+		if plain && d.Driver == c.Driver && d.TxDelayNs == c.TxDelayNs {
+			return c, true
+		}
+	}
+	return Commit{}, false
+}
+
+// Verdict is the few numbers the summary states, each read from the counter
+// (Where, Name) it names, so that the summary cannot contradict the counters.
+type Verdict struct {
+	Mbps        float64 // iperf3's receiver line (0 when it did not finish)
+	Retransmits uint64  // the sender's TCP retransmits counter
+	Sender      string  // "board" or "pc"
+	// Frames the sender sent and the receiving MAC dropped: for the board
+	// sending, its data frames and the PC NIC's rx_crc_errors share of them.
+	DataFrames, BadFCS, Align uint64
+	LossPercent               float64
+}
+
+// verdict reads the summary's numbers.
+func verdict(r *Report, o Options) Verdict {
+	v := Verdict{Mbps: r.ThroughputBps / 1e6, Sender: "board"}
+	if o.Reverse {
+		v.Sender = "pc"
+	}
+	v.Retransmits = r.Counter(v.Sender+" tcp", "retransmits")
+	if o.Reverse {
+		v.DataFrames = r.Counter("pc nic", "tx_packets")
+		v.BadFCS = r.Counter("board eth0 (stmmac)", "rx_crc_errors")
+	} else {
+		v.DataFrames, v.BadFCS, v.Align = r.DataFramesSent, r.DataFramesLost, r.DataFramesAlignLost
+	}
+	if v.DataFrames > 0 {
+		v.LossPercent = 100 * float64(v.BadFCS+v.Align) / float64(v.DataFrames)
+	}
+	return v
+}
+
+// Counter is the value of one counter of the report (0 when absent).
+func (r *Report) Counter(where, name string) uint64 {
+	for _, c := range r.Counters {
+		if c.Where == where && c.Name == name {
+			return c.Value
+		}
+	}
+	return 0
+}
+
+// writeSummary ends the text output: the verdict beside the real board's
+// numbers where the configuration is the commit's, the counters when asked
+// for (or when the run was interrupted), and the time it took.
+func writeSummary(w io.Writer, r *Report, o Options) {
+	if o.Counters || r.Interrupted {
+		writeCounters(w, r)
+	}
+	v := verdict(r, o)
+	fmt.Fprintln(w)
+	if r.Interrupted {
+		fmt.Fprintf(w, "interrupted at %.2f s of virtual time: iperf3 did not finish; the intervals above and these numbers are what it measured\n", r.VirtualSeconds)
+		fmt.Fprintf(w, "verdict:  %d retransmits by the %s's TCP so far\n", v.Retransmits, v.Sender)
+	} else {
+		fmt.Fprintf(w, "verdict:  %.0f Mbit/s received, %d retransmits by the %s's TCP\n", v.Mbps, v.Retransmits, v.Sender)
+	}
+	if o.Reverse {
+		fmt.Fprintf(w, "          the board's MAC dropped %d frames for a bad FCS (its rx_crc_errors) of the PC's %d\n", v.BadFCS, v.DataFrames)
+	} else {
+		align := ""
+		if v.Align > 0 {
+			align = fmt.Sprintf(" and %d for a lost frame start", v.Align)
+		}
+		fmt.Fprintf(w, "          the PC dropped %d of the board's %d data frames for a bad FCS%s (%.3f %%)\n", v.BadFCS, v.DataFrames, align, v.LossPercent)
+	}
+	if c, ok := commitRun(r, o); ok {
+		fmt.Fprintf(w, "real:     Odroid-C1 %s (%s driver, %d ns): %.0f Mbit/s, %d retransmits in 10 s (the commit's iperf3 run)\n",
+			c.What, c.Driver, c.TxDelayNs, c.Mbps, c.Retransmits)
+	}
+	if !o.Counters && !r.Interrupted {
+		fmt.Fprintf(w, "counters: --counters lists them (ethtool -S style), --json holds them\n")
+	}
+	fmt.Fprintf(w, "wall time %.1f s for %.2f s of virtual time (%.2f wall s per virtual s)\n",
+		r.WallSeconds, r.VirtualSeconds, r.WallSeconds/max(r.VirtualSeconds, 1e-9))
+}
+
+// writeCounters lists every counter and what TCP made of the losses.
 func writeCounters(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "\nLink counters (ethtool -S style):\n")
 	last := ""
@@ -118,9 +237,7 @@ func writeCounters(w io.Writer, r *Report) {
 		}
 		fmt.Fprintf(w, "    %-28s %d\n", c.Name, c.Value)
 	}
-	fmt.Fprintf(w, "\nTCP: %d retransmits; the PC dropped %d of the board's %d data frames for a bad FCS (%.3f %%);\n",
-		r.Retransmits, r.DataFramesLost, r.DataFramesSent, 100*r.MeasuredLoss)
-	fmt.Fprintf(w, "     %d of the dropped segments never crossed again (in flight at the end)\n", r.LostNeverResent)
+	fmt.Fprintf(w, "\nTCP: %d of the dropped segments never crossed again (in flight at the end)\n", r.LostNeverResent)
 	if r.PathRTTFromTCPInfo {
 		fmt.Fprintf(w, "     sender's mean RTT %.0f us (tcp_info; TCP Small Queues off)\n", r.PathSRTTMicros)
 	} else if r.PathSRTTMicros > 0 {
@@ -128,6 +245,4 @@ func writeCounters(w io.Writer, r *Report) {
 			r.PathSRTTMicros, r.TSQThrottled)
 		fmt.Fprintf(w, "     %d retransmissions waited for TX completion of their original\n", r.HeldRetransmits)
 	}
-	fmt.Fprintf(w, "wall time %.1f s for %.2f s of virtual time (%.2f wall s per virtual s)\n",
-		r.WallSeconds, r.VirtualSeconds, r.WallSeconds/max(r.VirtualSeconds, 1e-9))
 }

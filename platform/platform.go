@@ -138,6 +138,8 @@ func New(opts Options) (*Platform, error) {
 	p.mdio.Attach(b.DT.PHYAddr, p.phy)
 	macCfg := stmmac.DefaultConfig()
 	macCfg.MACAddr = b.MAC
+	macCfg.CSRClockHz = b.DWMAC.CSRClockHz // 0 keeps the model's default
+	macCfg.RIWTRestart = b.DWMAC.RIWTRestart
 	p.mac = stmmac.New(m, s.MACIRQ(), p.mdio, macCfg)
 	if err := m.Bus().Map(s.Addrs().DWMACBase, s.Addrs().DWMACSize, p.mac); err != nil {
 		return nil, fmt.Errorf("platform %s: %w", b.Name, err)

@@ -93,6 +93,9 @@ type Options struct {
 	TCPTime time.Duration
 	Reverse bool
 	RunTCP  func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error)
+	// Tick, if set, hears how many of the iperf3 tests are done, after each
+	// one (and once with 0 before the first); it is called one at a time.
+	Tick func(done, total int)
 	// Setting is the delay setting whose cells run iperf3 along a skew sweep
 	// (TCP with Skew): the bathtub in Mbit/s. Without a sweep every cell runs.
 	Setting Setting

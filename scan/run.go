@@ -166,8 +166,7 @@ func runCell(c *Cell, o Options) {
 // runTCP gives every cell its iperf3 test, o.Workers at a time. A dead link
 // gets none: iperf3 would only wait out its connect timeout there.
 func runTCP(ctx context.Context, r *Result, o Options) {
-	sem := make(chan struct{}, o.Workers)
-	var wg sync.WaitGroup
+	var todo []*Cell
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		if c.Error != "" || r.SkewSwept() && (c.MACTxDelaySteps != o.Setting.MACTxDelaySteps || c.PHYTxDelay != o.Setting.PHYTxDelay) {
@@ -177,6 +176,16 @@ func runTCP(ctx context.Context, r *Result, o Options) {
 			c.TCPResult = &TCPResult{MeasuredFrameLoss: c.Loss, LinkDead: true}
 			continue
 		}
+		todo = append(todo, c)
+	}
+	var mu sync.Mutex // done, o.Tick
+	done := 0
+	if o.Tick != nil {
+		o.Tick(0, len(todo))
+	}
+	sem := make(chan struct{}, o.Workers)
+	var wg sync.WaitGroup
+	for _, c := range todo {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -186,6 +195,14 @@ func runTCP(ctx context.Context, r *Result, o Options) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			defer func() {
+				mu.Lock()
+				done++
+				if o.Tick != nil {
+					o.Tick(done, len(todo))
+				}
+				mu.Unlock()
+			}()
 			skew := c.TXSkewPs
 			rep, err := o.RunTCP(ctx, perfrun.Options{Sim: o.CellOptions(c.MACTxDelaySteps, c.PHYTxDelay, &skew),
 				Duration: o.TCPTime, Reverse: o.Reverse})

@@ -18,8 +18,9 @@ const (
 	DefaultTxFIFOBytes = 2048
 	DefaultRxFIFOBytes = 4096
 
-	// DefaultCSRClockHz is the "stmmaceth" clock: clk81 = 159.375 MHz on Meson8b. It sets
-	// the MDC period (CSR clock range divider) and the RX watchdog (RIWT) unit.
+	// DefaultCSRClockHz is the "stmmaceth" clock: clk81 = 159.375 MHz on Meson8b (the
+	// board description says where that comes from). It sets the MDC period (CSR clock
+	// range divider) and the RX watchdog (RIWT) unit.
 	DefaultCSRClockHz = 159_375_000
 
 	// DefaultJabberLimit, DefaultJumboJabberLimit and DefaultMaxFrame are the transmit
@@ -44,6 +45,10 @@ type Config struct {
 	TxFIFOBytes, RxFIFOBytes int
 	// CSRClockHz is the CSR (application) clock (0: DefaultCSRClockHz).
 	CSRClockHz uint64
+	// RIWTRestart makes every DIC frame reload a running RX interrupt watchdog, so
+	// RI comes RIWT after the last frame of a burst; false starts it at the first
+	// DIC frame only. The databook text reads either way (doc.go, docs/latency.md).
+	RIWTRestart bool
 	// JabberLimit, JumboJabberLimit and MaxFrame bound frame lengths in bytes on the
 	// wire, FCS included (0: defaults). MaxFrame is also the size of the transmit
 	// buffer, so it bounds the model's memory.

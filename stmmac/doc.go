@@ -37,10 +37,13 @@
 //     line is held for the bytes sent before the cut-off.
 //   - RX watchdog: frames longer than 2048 bytes (10240 with JE, 16383 with WD: the
 //     14-bit FL field) are cut off: RWT in RDES0 when forwarded (FEF), else dropped.
-//   - RIWT: the RX watchdog is armed by the first DIC frame while it is not running
-//     (it is not restarted by later DIC frames), expires after RIWT*256 CSR clock
-//     cycles and sets RI; a frame completing without DIC sets RI and stops it. RIWT = 0
-//     disables it (DIC frames then never raise RI).
+//   - RIWT: the RX watchdog expires RIWT*256 CSR clock cycles after it is armed and
+//     sets RI; a frame completing without DIC sets RI and stops it; RIWT = 0 disables
+//     it (DIC frames then never raise RI). Which DIC frames arm it is UNCONFIRMED: the
+//     databook says it "gets triggered with the programmed value after the Rx DMA
+//     completes the transfer of a frame for which RI is not set", which reads as a
+//     reload by every such frame (Config.RIWTRestart) or as a start by the first
+//     one only (the default); docs/latency.md has the evidence for each.
 //   - NIS/AIS are combinational: the OR of the enabled sources of each group.
 //   - EB (CSR5 25:23) as the STM32 manual documents the same IP: bit 23 = TX DMA,
 //     bit 24 = read access, bit 25 = descriptor access.

@@ -168,7 +168,13 @@ func newTxRig(t testing.TB, n int, macCfg uint32) (*rig, *ring) {
 // an RX ring of n bufSize-byte buffers for the caller to set up; not brought up.
 func newRings(t testing.TB, n, bufSize int, chain bool) (r *rig, tx, rx *ring) {
 	t.Helper()
-	r = newRig(t, Config{})
+	return newRingsWith(t, Config{}, n, bufSize, chain)
+}
+
+// newRingsWith is newRings for a MAC built from cfg.
+func newRingsWith(t testing.TB, cfg Config, n, bufSize int, chain bool) (r *rig, tx, rx *ring) {
+	t.Helper()
+	r = newRig(t, cfg)
 	tx = newRing(r, txRingAt, 4, txBufAt, 2048, false)
 	tx.initTx()
 	return r, tx, newRing(r, rxRingAt, n, rxBufAt, bufSize, chain)

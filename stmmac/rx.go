@@ -344,7 +344,8 @@ func (c *MAC) rxClose(d rxDesc, des0 uint32, truncated bool) RxOutcome {
 		c.m.Cancel(c.rx.riwtEv)
 		c.rx.riwtEv = nil
 		c.raise(stRI.Mask())
-	} else if riwt := riwtCount.Get(c.dmaRegs.Get(offRIWT)); riwt != 0 && !c.rx.riwtEv.Pending() {
+	} else if riwt := riwtCount.Get(c.dmaRegs.Get(offRIWT)); riwt != 0 && (c.cfg.RIWTRestart || !c.rx.riwtEv.Pending()) {
+		c.m.Cancel(c.rx.riwtEv)
 		delay := emu.Time(uint64(riwt) * 256 * uint64(emu.Second) / c.cfg.CSRClockHz)
 		c.rx.riwtEv = c.m.After(delay, c.rxWatchdogFn)
 	}

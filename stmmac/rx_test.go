@@ -220,6 +220,43 @@ func TestRxTruncatedByHostDescriptor(t *testing.T) {
 	}
 }
 
+// TestRxInterruptWatchdogReload: two DIC frames 100 us apart under RIWT 0xff
+// (255 * 256 cycles of 159.375 MHz = 409.6 us). A watchdog started by the first
+// frame only raises RI 409.6 us after it; one reloaded by every DIC frame, 409.6
+// us after the second.
+func TestRxInterruptWatchdogReload(t *testing.T) {
+	const riwt, gap = emu.Time(409600), emu.Time(100000)
+	tests := []struct {
+		name    string
+		restart bool
+		wantRI  emu.Time // after the first frame
+	}{
+		{"started by the first frame", false, riwt},
+		{"reloaded by every frame", true, gap + riwt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _, rx := newRingsWith(t, Config{RIWTRestart: tt.restart}, 8, 1536, false)
+			rx.initRx(true)
+			r.bringUp(txRingAt, rxRingAt, linuxCfg1000)
+			r.w(offRIWT, 0xff)
+			f := withFCS(testFrame(200, ourMAC, 5))
+			t0 := r.m.VirtualNow()
+			r.receive(f)
+			r.m.Advance(gap)
+			r.receive(f)
+			r.m.RunUntil(t0 + tt.wantRI - 1)
+			if r.rd(offStatus)&stRI.Mask() != 0 {
+				t.Fatalf("RI before %v", tt.wantRI)
+			}
+			r.m.RunUntil(t0 + tt.wantRI)
+			if r.rd(offStatus)&stRI.Mask() == 0 || !r.irqLevel() {
+				t.Fatalf("no RI at %v", tt.wantRI)
+			}
+		})
+	}
+}
+
 func TestRxInterruptWatchdog(t *testing.T) {
 	r, rx := rxRig(t, 8, 1536, false, true)
 	r.w(offRIWT, 0xff)
@@ -229,7 +266,7 @@ func TestRxInterruptWatchdog(t *testing.T) {
 	// 255 * 256 cycles of 159.375 MHz = 409600 ns.
 	const riwt = 409600
 	r.m.Advance(100000)
-	r.receive(f) // does not restart the watchdog
+	r.receive(f) // does not restart the watchdog (Config.RIWTRestart off)
 	r.m.RunUntil(t0 + riwt - 1)
 	if r.rd(offStatus)&stRI.Mask() != 0 {
 		t.Fatal("RI before the watchdog expired")

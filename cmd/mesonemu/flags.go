@@ -1,12 +1,15 @@
 package main
 
 import (
-	"flag"
+	"fmt"
 	"net/netip"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"mesonemu/emu"
 	"mesonemu/perfrun"
@@ -16,37 +19,95 @@ import (
 	stmmacdrv "mesonemu/stmmac/stmmaceth"
 )
 
-// flags holds every option; each command reads the ones it needs.
+// flags holds every option; each command registers the groups it reads, so a
+// flag another command takes is refused (args.go) rather than ignored.
 type flags struct {
 	board, driver, phyMode, phyTXDelay, mechanism, kernel string
-	txDelayNs                                             int
+	txDelayNs                                             optionalInt
 	json                                                  bool
 	trace                                                 string
 	seed                                                  uint64
 	speed                                                 int
 	// main job
-	duration      time.Duration
-	pcModeration  time.Duration
+	duration      durationValue
+	pcModeration  durationValue
 	reverse       bool
 	parallel      int
 	cc            string
 	boardIP, pcIP string
+	counters      bool
 	// linktest
 	frames, size       int
 	payload, direction string
 	// TAP and capture
 	tap, ip, ip6, pcap string
-	tapAddrSet         string // --ip or --ip6 was given
 	// compare, scan, eye
 	seeds, jobs int
 	png, svg    string
 	version     bool
 	tcp         bool // scan: an iperf3 test per cell
-	timeSet     bool // --time was given
 	// scan: the TX skew sweep
 	skewFrom, skewTo, skewStep float64
-	skewSet                    bool
 	ablate                     ablateFlag
+
+	set map[string]bool // the flags the user gave, by name
+}
+
+// given reports whether the user gave the flag.
+func (f *flags) given(name string) bool { return f.set[name] }
+
+// durationValue is a time.Duration flag whose error names the unit it wants
+// ("--time 10" is 10 what?).
+type durationValue time.Duration
+
+func (d *durationValue) String() string {
+	if *d == 0 {
+		return "" // no "(default 0s)" in the help: the usage says what 0 means
+	}
+	return time.Duration(*d).String()
+}
+func (d *durationValue) Type() string { return "duration" }
+func (d *durationValue) Set(s string) error {
+	if s == "" {
+		*d = 0
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		if _, numErr := strconv.ParseFloat(s, 64); numErr == nil {
+			return fmt.Errorf("a duration needs its unit, e.g. %ss or %sms", s, s)
+		}
+		return fmt.Errorf("want a duration with its unit, e.g. 10s, 500ms, 250us")
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+// optionalInt is an int flag that may be absent (the board's device tree
+// decides then); its help shows no made-up default.
+type optionalInt struct {
+	v  int
+	ok bool
+}
+
+func (o *optionalInt) String() string {
+	if !o.ok {
+		return ""
+	}
+	return strconv.Itoa(o.v)
+}
+func (o *optionalInt) Type() string { return "int" }
+func (o *optionalInt) Set(s string) error {
+	if s == "" {
+		*o = optionalInt{}
+		return nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("want a whole number")
+	}
+	o.v, o.ok = v, true
+	return nil
 }
 
 // ablateFlag is --ablate (compare: every mechanism) or --ablate=NAME[,NAME]
@@ -54,16 +115,15 @@ type flags struct {
 type ablateFlag struct {
 	on    bool
 	names []string
-	err   error // reported by check: the flag package would call it a bad boolean
 }
 
-func (a *ablateFlag) String() string   { return strings.Join(a.names, ",") }
-func (a *ablateFlag) IsBoolFlag() bool { return true }
+func (a *ablateFlag) String() string { return strings.Join(a.names, ",") }
+func (a *ablateFlag) Type() string   { return "name,..." }
 
 func (a *ablateFlag) Set(v string) error {
 	*a = ablateFlag{}
 	switch v {
-	case "false":
+	case "", "false":
 		return nil
 	case "true", "all":
 		a.on = true
@@ -71,8 +131,7 @@ func (a *ablateFlag) Set(v string) error {
 	}
 	for _, n := range strings.Split(v, ",") {
 		if _, err := perfrun.LookupAblation(n); err != nil {
-			a.err = err
-			return nil
+			return err
 		}
 		a.names = append(a.names, n)
 	}
@@ -80,58 +139,85 @@ func (a *ablateFlag) Set(v string) error {
 	return nil
 }
 
-func (f *flags) register() *flag.FlagSet {
-	fs := flag.NewFlagSet("mesonemu", flag.ContinueOnError)
+// The flag groups. A command registers the groups whose options it honours.
+
+// addBoardName: which board (every command that boots one).
+func (f *flags) addBoardName(fs *pflag.FlagSet) {
 	fs.StringVar(&f.board, "board", board.Default, "board: "+strings.Join(board.Names(), ", "))
+}
+
+// addSetting: what the device tree, the driver and the PHY say.
+func (f *flags) addSetting(fs *pflag.FlagSet, phyMode bool) {
+	f.addBoardName(fs)
 	fs.StringVar(&f.driver, "driver", "fixed", "dwmac-meson8b glue driver: pre-fix (Linux <= v5.4) or fixed (v5.5)")
-	fs.IntVar(&f.txDelayNs, "tx-delay-ns", -1, "amlogic,tx-delay-ns in the device tree, 0..7 (default: the board's DT, 2 ns)")
-	fs.StringVar(&f.phyMode, "phy-mode", "", "phy-mode in the device tree: "+strings.Join(sim.PhyModes, ", ")+" (default: the board's DT, rgmii)")
+	fs.Var(&f.txDelayNs, "tx-delay-ns", "amlogic,tx-delay-ns in the device tree, 0..7 (default: the board's DT, 2 ns)")
+	if phyMode {
+		fs.StringVar(&f.phyMode, "phy-mode", "", "phy-mode in the device tree: "+strings.Join(sim.PhyModes, ", ")+" (default: the board's DT, rgmii)")
+	}
 	fs.StringVar(&f.phyTXDelay, "phy-tx-delay", "", "after boot, force the RTL8211F TX delay bit on or off over MDIO, as phytool would")
 	fs.StringVar(&f.mechanism, "mechanism", "A", "how the MAC makes its TX delay steps: A (project default) or B (rgmii-timing.md §6)")
 	fs.StringVar(&f.kernel, "kernel", stmmacdrv.DefaultTree, "stmmac tuning of this Linux tree (TX coalescing, RX watchdog): "+kernelNames())
-	fs.BoolVar(&f.json, "json", false, "print one JSON object")
-	fs.StringVar(&f.trace, "trace", "", "trace: regs prints every guest register access (R/W addr block.REG = value) to stderr")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the wire's errors and the payloads")
 	fs.IntVar(&f.speed, "speed", 0, "limit the link partner to 1000, 100 or 10 Mbit/s (default: no limit, 1000)")
-	fs.DurationVar(&f.duration, "time", 10*time.Second, "iperf3 test length in virtual time")
-	fs.BoolVar(&f.reverse, "reverse", false, "the PC sends and the board receives")
-	fs.DurationVar(&f.pcModeration, "pc-rx-moderation", 0, "the PC NIC's interrupt moderation: frames wait up to this long before its stack sees them (e.g. 250us, igb/e1000e at 4000 interrupts/s; default 0: none)")
-	fs.IntVar(&f.parallel, "parallel", 1, "parallel iperf3 streams")
-	fs.StringVar(&f.cc, "cc", "cubic", "TCP congestion control: cubic or reno")
-	fs.StringVar(&f.boardIP, "board-ip", perfrun.DefaultBoardIP.String(), "board address")
-	fs.StringVar(&f.pcIP, "pc-ip", perfrun.DefaultPCIP.String(), "PC address")
-	fs.IntVar(&f.frames, "frames", 100000, "linktest: frames per direction")
-	fs.IntVar(&f.size, "size", 1514, "linktest: frame length without FCS, 60..1514")
-	fs.StringVar(&f.payload, "payload", "random", "linktest: random (as iperf3 sends) or zeros")
-	fs.StringVar(&f.direction, "direction", "both", "linktest: tx, rx or both; eye: tx or rx")
-	fs.StringVar(&f.tap, "tap", "", "attach the far end of the cable to this Linux TAP device (real time)")
-	fs.StringVar(&f.ip, "ip", "198.18.1.2/24", "board address with --tap")
-	fs.StringVar(&f.ip6, "ip6", "", "board IPv6 address with --tap (default: 2001:2:0:1::2/64 when the iperf3 line uses IPv6)")
-	fs.StringVar(&f.pcap, "pcap", "", "write every frame as it left the wire (FCS included) to this pcapng file")
-	fs.BoolVar(&f.tcp, "tcp", false, "scan: also run an iperf3 test on every live cell (--time, default 3s there; --reverse)")
-	fs.Float64Var(&f.skewFrom, "skew-from", 0, "scan: sweep the board's TX skew from this many ps (with --skew-to, --skew-step)")
-	fs.Float64Var(&f.skewTo, "skew-to", 0, "scan: sweep the TX skew up to this many ps")
-	fs.Float64Var(&f.skewStep, "skew-step", 0, "scan: TX skew step in ps; with --tcp, iperf3 runs along the sweep at --tx-delay-ns and --phy-tx-delay")
-	fs.BoolVar(&f.version, "version", false, "print the module version and VCS revision, then exit")
-	fs.Var(&f.ablate, "ablate", "compare: the commit's two rows again with each timing mechanism off in turn (--ablate=NAME,... for some); run: --ablate=NAME switches one off: "+strings.Join(perfrun.AblationNames(), ", "))
-	fs.IntVar(&f.seeds, "seeds", 1, "compare: seeds per configuration")
-	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "compare, scan: runs at once (the output does not depend on it)")
-	fs.StringVar(&f.png, "png", "", "scan/eye: write a PNG picture")
-	fs.StringVar(&f.svg, "svg", "", "scan/eye: write an SVG picture")
-	return fs
 }
 
-// check validates the options a user typed; errors become exit status 2.
-func (f *flags) check(cmd string) error {
-	if f.ablate.err != nil {
-		return usagef("--%v", f.ablate.err)
-	}
-	if f.tapAddrSet != "" && f.tap == "" {
-		return usagef("--%s: the board's address is chosen only with --tap (in-process it is 198.18.0.2, and 2001:2::2 with IPv6)", f.tapAddrSet)
-	}
-	if f.ablate.on && cmd != "run" && cmd != "iperf3" && cmd != "compare" {
-		return usagef("--ablate: only run, iperf3 and compare switch mechanisms off")
-	}
+func (f *flags) addTrace(fs *pflag.FlagSet) {
+	fs.StringVar(&f.trace, "trace", "", "trace: regs prints every guest register access (R/W addr block.REG = value) to stderr")
+}
+
+func (f *flags) addSeed(fs *pflag.FlagSet) {
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the wire's errors and the payloads")
+}
+
+func (f *flags) addJSON(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.json, "json", false, "print one JSON object (snake_case keys)")
+}
+
+// addPC: the in-process PC and the stacks' TCP.
+func (f *flags) addPC(fs *pflag.FlagSet) {
+	fs.StringVar(&f.cc, "cc", "cubic", "TCP congestion control of both stacks: cubic or reno")
+	fs.Var(&f.pcModeration, "pc-rx-moderation", "the PC NIC's interrupt moderation: frames wait up to this long before its stack sees them (e.g. 250us, igb/e1000e at 4000 interrupts/s; default 0: none)")
+	fs.StringVar(&f.boardIP, "board-ip", perfrun.DefaultBoardIP.String(), "board address (in-process)")
+	fs.StringVar(&f.pcIP, "pc-ip", perfrun.DefaultPCIP.String(), "PC address (in-process)")
+}
+
+// addTime: the length of an iperf3 test (the iperf3 command takes iperf3's
+// own -t).
+func (f *flags) addTime(fs *pflag.FlagSet, def time.Duration, usage string) {
+	f.duration = durationValue(def)
+	fs.Var(&f.duration, "time", usage)
+}
+
+// addReverse: the PC sends (the iperf3 command takes iperf3's own -R).
+func (f *flags) addReverse(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.reverse, "reverse", false, "the PC sends and the board receives")
+}
+
+func (f *flags) addPcap(fs *pflag.FlagSet) {
+	fs.StringVar(&f.pcap, "pcap", "", "write every frame as it left the wire (FCS included) to this pcapng file")
+}
+
+func (f *flags) addAblate(fs *pflag.FlagSet, usage string) {
+	fs.Var(&f.ablate, "ablate", usage+": "+strings.Join(perfrun.AblationNames(), ", "))
+	fs.Lookup("ablate").NoOptDefVal = "all"
+}
+
+func (f *flags) addJobs(fs *pflag.FlagSet) {
+	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs at once (the output does not depend on it)")
+}
+
+func (f *flags) addPictures(fs *pflag.FlagSet, what string) {
+	fs.StringVar(&f.png, "png", "", "write "+what+" as a PNG picture to this file")
+	fs.StringVar(&f.svg, "svg", "", "write "+what+" as an SVG picture to this file")
+}
+
+func (f *flags) addTAP(fs *pflag.FlagSet) {
+	fs.StringVar(&f.tap, "tap", "", "attach the far end of the cable to this existing Linux TAP device (real time)")
+	fs.StringVar(&f.ip, "ip", "198.18.1.2/24", "board address with --tap")
+	fs.StringVar(&f.ip6, "ip6", "", "board IPv6 address with --tap (default: 2001:2:0:1::2/64 when the iperf3 line uses IPv6)")
+}
+
+// check validates what every command shares; errors become exit status 2.
+func (f *flags) check() error {
 	if _, err := f.simOptions(); err != nil {
 		return err
 	}
@@ -145,29 +231,8 @@ func (f *flags) check(cmd string) error {
 		}
 		fh.Close()
 	}
-	switch cmd {
-	case "run", "iperf3":
-		if _, err := f.perfOptions(); err != nil {
-			return err
-		}
-		if f.ablate.on && len(f.ablate.names) != 1 {
-			return usagef("%s --ablate: name one mechanism, e.g. --ablate=tsq (compare --ablate runs them all)", cmd)
-		}
-	case "linktest":
-		if _, err := f.linkOptions(); err != nil {
-			return err
-		}
-	case "compare", "scan":
-		if f.seeds < 1 || f.seeds > 100 {
-			return usagef("--seeds %d: want 1..100", f.seeds)
-		}
-		if f.jobs < 1 || f.jobs > 1024 {
-			return usagef("--jobs %d: want 1..1024", f.jobs)
-		}
-	case "eye":
-		if f.direction != "tx" && f.direction != "rx" && f.direction != "both" {
-			return usagef("--direction %q: want tx or rx", f.direction)
-		}
+	if f.given("jobs") && (f.jobs < 1 || f.jobs > 1024) {
+		return usagef("--jobs %d: want 1..1024", f.jobs)
 	}
 	return nil
 }
@@ -190,11 +255,17 @@ func unwrapPath(err error) error {
 func (f *flags) simOptions() (sim.Options, error) {
 	o := sim.Options{Board: f.board, Driver: f.driver, PhyMode: f.phyMode, Seed: f.seed, Speed: f.speed, Kernel: f.kernel,
 		Mechanism: platform.Mechanism(strings.ToUpper(f.mechanism))}
-	if f.txDelayNs != -1 {
-		if f.txDelayNs < 0 || f.txDelayNs > 7 {
-			return o, usagef("--tx-delay-ns %d: want 0..7 (the binding allows 0, 2, 4, 6)", f.txDelayNs)
+	if o.Driver == "" {
+		o.Driver = "fixed"
+	}
+	if o.Mechanism == "" {
+		o.Mechanism = platform.MechanismA
+	}
+	if f.txDelayNs.ok {
+		if f.txDelayNs.v < 0 || f.txDelayNs.v > 7 {
+			return o, usagef("--tx-delay-ns %d: want 0..7 (the binding allows 0, 2, 4, 6)", f.txDelayNs.v)
 		}
-		v := uint32(f.txDelayNs)
+		v := uint32(f.txDelayNs.v)
 		o.TxDelayNs = &v
 	}
 	switch f.phyTXDelay {
@@ -205,8 +276,8 @@ func (f *flags) simOptions() (sim.Options, error) {
 	default:
 		return o, usagef("--phy-tx-delay %q: want on or off", f.phyTXDelay)
 	}
-	if f.pcModeration < 0 || f.pcModeration > time.Second {
-		return o, usagef("--pc-rx-moderation %v: want 0 to 1s", f.pcModeration)
+	if pm := time.Duration(f.pcModeration); pm < 0 || pm > time.Second {
+		return o, usagef("--pc-rx-moderation %v: want 0 to 1s", pm)
 	}
 	o.FarEnd.RxDelay = emu.Time(f.pcModeration)
 	if o.Mechanism != platform.MechanismA && o.Mechanism != platform.MechanismB {
@@ -223,12 +294,13 @@ func (f *flags) perfOptions() (perfrun.Options, error) {
 	if err != nil {
 		return perfrun.Options{}, err
 	}
-	o := perfrun.Options{Sim: so, Duration: f.duration, Reverse: f.reverse, Parallel: f.parallel, CC: f.cc, JSON: f.json}
+	d := time.Duration(f.duration)
+	o := perfrun.Options{Sim: so, Duration: d, Reverse: f.reverse, Parallel: f.parallel, CC: f.cc, JSON: f.json, Counters: f.counters}
 	if len(f.ablate.names) == 1 {
 		o.Ablate = f.ablate.names[0]
 	}
-	if f.duration < time.Second || f.duration > time.Hour || f.duration%time.Second != 0 {
-		return o, usagef("--time %v: want whole seconds from 1s to 1h", f.duration)
+	if d < time.Second || d > time.Hour || d%time.Second != 0 {
+		return o, usagef("--time %v: want whole seconds from 1s to 1h", d)
 	}
 	if f.parallel < 1 || f.parallel > 128 {
 		return o, usagef("--parallel %d: want 1..128", f.parallel)

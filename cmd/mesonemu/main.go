@@ -1,19 +1,18 @@
 // Command mesonemu is the Amlogic Meson8b (Odroid-C1) Ethernet emulator. It only
 // chooses and reports: the machine is assembled by sim, the traffic is run by
-// linktest and perfrun.
+// linktest and perfrun. Each command lives in its own file and registers itself
+// (commands.go); args.go lets flags stand before or after the command word.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"syscall"
 )
 
@@ -22,40 +21,59 @@ var tuneProcs bool
 
 func main() {
 	tuneProcs = true
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runProcess(os.Args[1:]))
 }
+
+// runProcess is the process's run: SIGINT and SIGTERM cancel it (it then
+// prints what it measured and exits 128 + the signal); a second one exits at
+// once.
+func runProcess(args []string) int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		cancel(signalError{s.(syscall.Signal)})
+		if s, ok = <-sigs; ok {
+			os.Exit(exitStatus(s.(syscall.Signal)))
+		}
+	}()
+	return run(ctx, args, os.Stdout, os.Stderr)
+}
+
+// signalError is why a run was stopped: the user's signal.
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string { return "stopped by " + signalName(e.sig) }
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// exitStatus is what shells expect of a program a signal stopped: 128 + signal
+// (130 for SIGINT).
+func exitStatus(s syscall.Signal) int { return 128 + int(s) }
 
 // run is main without the process: it returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var f flags
-	fs := f.register()
-	cmd, rest, err := parseFlags(fs, args)
-	if err == nil && cmd == "help" {
-		usage(stdout, fs)
-		return 0
-	}
-	fs.Visit(func(fl *flag.Flag) {
-		f.timeSet = f.timeSet || fl.Name == "time"
-		f.skewSet = f.skewSet || strings.HasPrefix(fl.Name, "skew-")
-		if fl.Name == "ip" || fl.Name == "ip6" {
-			f.tapAddrSet = fl.Name
-		}
-	})
-	if err == nil && f.version {
-		fmt.Fprintln(stdout, versionLine())
-		return 0
-	}
-	if err == nil {
-		err = f.check(cmd)
-	}
-	if err == nil && tuneProcs && os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(engineProcs(cmd, &f))
-	}
-	if err == nil {
-		err = dispatch(ctx, cmd, &f, rest, stdout, stderr)
+	err := execute(ctx, args, stdout, stderr)
+	var se signalError
+	if errors.As(context.Cause(ctx), &se) {
+		// The run stopped and printed what it had; say why on the same stream
+		// as an error would go.
+		fmt.Fprintf(stderr, "mesonemu: %v\n", se)
+		return exitStatus(se.sig)
 	}
 	var ue *usageError
 	var ec *exitCode
@@ -113,46 +131,9 @@ type exitCode struct{ code int }
 
 func (e *exitCode) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-func dispatch(ctx context.Context, cmd string, f *flags, rest []string, stdout, stderr io.Writer) error {
-	switch cmd {
-	case "clk", "regs":
-		return cmdDescribe(cmd, f, stdout, stderr)
-	case "linktest":
-		return cmdLinktest(f, stdout, stderr)
-	case "run":
-		return cmdRun(ctx, f, stdout, stderr)
-	case "iperf3":
-		return cmdIperf3(ctx, f, rest, stdout, stderr)
-	case "compare":
-		return cmdCompare(ctx, f, stdout, stderr)
-	case "scan":
-		return cmdScan(f, stdout, stderr)
-	case "eye":
-		return cmdEye(f, stdout, stderr)
-	}
-	return usagef("unknown command %q", cmd)
-}
+// usageError is bad input from the user: one line on stderr, exit status 2.
+type usageError struct{ msg string }
 
-func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, `mesonemu: an emulated Amlogic Meson8b (Odroid-C1) Ethernet path that reproduces
-the RGMII TX delay bug fixed in Linux by "net: stmmac: dwmac-meson8b: Fix the RGMII TX
-delay on Meson8b/8m2 SoCs" (Dec 2019).
+func (e *usageError) Error() string { return e.msg }
 
-Usage: mesonemu [command] [flags]     (flags may stand before or after the command)
-
-Commands:
-`)
-	for _, c := range commandOrder {
-		fmt.Fprintf(w, "  %-9s %s\n", c, commands[c])
-	}
-	fmt.Fprintf(w, "\nFlags:\n")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fmt.Fprintf(w, `
-Examples:
-  mesonemu --board odroid-c1                       # iperf3 board -> PC, fixed driver
-  mesonemu --driver pre-fix --tx-delay-ns 4        # the commit's "before": retransmits
-  mesonemu clk --driver pre-fix --json             # which clocks Linux chose
-  mesonemu linktest --driver pre-fix --tx-delay-ns 4 --frames 200000
-`)
-}
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }

@@ -33,16 +33,20 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--phy-mode", "sgmii", "clk"}, "phy-mode \"sgmii\""},
 		{[]string{"--driver", "v5.3"}, "driver \"v5.3\""},
 		{[]string{"frobnicate"}, "unknown command \"frobnicate\""},
+		{[]string{"clkk"}, "unknown command \"clkk\": did you mean clk?"},
 		{[]string{"--tap", "t0", "--ip6", "198.18.1.2/24", "iperf3", "-s"}, "--ip6 \"198.18.1.2/24\": want an IPv6 address"},
 		{[]string{"--ip6", "2001:2::5/64", "iperf3", "-c", "2001:2::1"}, "--ip6: the board's address is chosen only with --tap"},
-		{[]string{"--ip", "198.18.1.9/24"}, "--ip: the board's address is chosen only with --tap"},
-		{[]string{"--no-such-flag"}, "flag provided but not defined"},
-		{[]string{"--tx-delay", "4ns"}, "flag provided but not defined: -tx-delay"},
-		{[]string{"run", "--seeed=2"}, "flag provided but not defined: -seeed"},
+		{[]string{"--ip", "198.18.1.9/24"}, "--ip does not apply to the main job (run) (it applies to iperf3)"},
+		{[]string{"--no-such-flag"}, "unknown flag --no-such-flag"},
+		{[]string{"--tx-delay", "4ns"}, "unknown flag --tx-delay: did you mean --tx-delay-ns?"},
+		{[]string{"--borad", "odroid-c1"}, "unknown flag --borad: did you mean --board?"},
+		{[]string{"run", "--seeed=2"}, "unknown flag --seeed: did you mean --seed?"},
 		{[]string{"linktest", "--size", "9000"}, "size 9000"},
 		{[]string{"linktest", "--payload", "ones"}, "payload \"ones\""},
 		{[]string{"--pcap", "/nonexistent-dir/x.pcapng", "linktest"}, "--pcap: cannot write /nonexistent-dir/x.pcapng"},
 		{[]string{"--time", "0s"}, "--time 0s"},
+		{[]string{"--time", "10"}, "a duration needs its unit, e.g. 10s or 10ms"},
+		{[]string{"--time", "ten"}, "want a duration with its unit, e.g. 10s"},
 		{[]string{"compare", "--jobs", "0"}, "--jobs 0"},
 		{[]string{"scan", "--skew-from", "0", "--skew-to", "100"}, "skew step 0 ps"},
 		{[]string{"--speed", "2500", "clk"}, "speed 2500"},
@@ -51,11 +55,39 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--trace", "dma", "clk"}, "--trace \"dma\""},
 		{[]string{"--phy-tx-delay", "maybe", "clk"}, "--phy-tx-delay \"maybe\""},
 		{[]string{"--kernel", "v4.19", "clk"}, "kernel \"v4.19\": want one of v5.4, v5.5-rc"},
-		{[]string{"--pc-rx-moderation", "-1ms", "clk"}, "--pc-rx-moderation -1ms"},
+		{[]string{"iperf3", "-c", "198.18.0.1", "--pc-rx-moderation", "-1ms"}, "--pc-rx-moderation -1ms"},
 		{[]string{"run", "--ablate"}, "run --ablate: name one mechanism"},
 		{[]string{"run", "--ablate=tsq,pc-acks"}, "run --ablate: name one mechanism"},
-		{[]string{"compare", "--ablate=tsq,nagle"}, "--ablate \"nagle\": want none or one of tx-coalescing"},
-		{[]string{"scan", "--ablate"}, "--ablate: only run, iperf3 and compare"},
+		{[]string{"run", "--ablate", "tsq"}, "--ablate takes its names after '=': --ablate=tsq"},
+		{[]string{"compare", "--ablate=tsq,nagle"}, "ablate \"nagle\": want none or one of tx-coalescing"},
+		{[]string{"scan", "--ablate"}, "--ablate does not apply to scan"},
+		// Flags that do not apply, and combinations that cannot be honoured.
+		{[]string{"--png", "x.png"}, "--png does not apply to the main job (run) (it applies to eye, scan)"},
+		{[]string{"compare", "--pcap", "c.pcapng"}, "--pcap does not apply to compare"},
+		{[]string{"linktest", "--tap", "t0"}, "--tap does not apply to linktest (it applies to iperf3)"},
+		{[]string{"--tap", "t0", "compare"}, "--tap does not apply to compare"},
+		{[]string{"--tap", "t0", "linktest"}, "--tap does not apply to linktest"},
+		{[]string{"--tap", "t0", "scan", "--tcp"}, "--tap does not apply to scan"},
+		{[]string{"--tap", "t0"}, "--tap does not apply to the main job (run): the main job runs against the in-process PC"},
+		{[]string{"--time", "3s", "iperf3", "-c", "198.18.0.1"}, "--time does not apply to iperf3: give iperf3's own -t"},
+		{[]string{"--reverse", "iperf3", "-c", "198.18.0.1"}, "--reverse does not apply to iperf3: give iperf3's own -R"},
+		{[]string{"--parallel", "2", "iperf3", "-c", "198.18.0.1"}, "--parallel does not apply to iperf3"},
+		{[]string{"--json", "iperf3", "-c", "198.18.0.1"}, "--json does not apply to iperf3: give iperf3's own -J"},
+		{[]string{"iperf3", "-c", "198.18.0.1", "--frames", "3"}, "--frames after iperf3: a mesonemu flag that does not apply"},
+		{[]string{"--tap", "nosuchtap9", "iperf3", "-s"}, "ip tuntap add dev nosuchtap9 mode tap"},
+		{[]string{"eye", "--direction", "both"}, "--direction \"both\": want tx or rx"},
+		{[]string{"eye", "--png", "eye.gif"}, "gif"},
+		{[]string{"clk", "--seed", "3"}, "--seed does not apply to clk"},
+		{[]string{"clk", "--time", "3s"}, "--time does not apply to clk"},
+		{[]string{"scan", "--time", "2s"}, "--time: scan runs iperf3 only with --tcp"},
+		{[]string{"scan", "--reverse"}, "--reverse: scan runs iperf3 only with --tcp"},
+		{[]string{"scan", "--tx-delay-ns", "4"}, "--tx-delay-ns: scan sweeps every MAC and PHY delay"},
+		{[]string{"scan", "--frames", "10"}, "--frames does not apply to scan (it applies to linktest)"},
+		{[]string{"compare", "--driver", "pre-fix"}, "--driver does not apply to compare"},
+		{[]string{"compare", "--reverse"}, "--reverse does not apply to compare"},
+		{[]string{"--counters", "--json"}, "--counters with --json"},
+		{[]string{"linktest", "--direction", "up"}, "direction"},
+		{[]string{"--", "clk"}, "unexpected argument \"clk\""},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(c.args...)
@@ -143,9 +175,51 @@ func TestTraceShowsGuestWrites(t *testing.T) {
 	}
 }
 
-func TestHelpExitsZero(t *testing.T) {
-	code, out, _ := runCLI("--help")
-	if code != 0 || !strings.Contains(out, "linktest") || !strings.Contains(out, "-tx-delay-ns") {
+// TestHelpListsTheCommandsOwnFlags: each command's help lists its flags and
+// no other's; help, version and completion are commands.
+func TestHelpListsTheCommandsOwnFlags(t *testing.T) {
+	cases := []struct {
+		args          []string
+		want, notWant []string
+	}{
+		{[]string{"--help"}, []string{"linktest", "--tx-delay-ns", "--counters", "completion", "version"}, []string{"--skew-from", "--frames int"}},
+		{[]string{"help"}, []string{"Available Commands", "--time duration"}, nil},
+		{[]string{"scan", "--help"}, []string{"--skew-from", "--tcp", "--jobs"}, []string{"--frames", "--pcap", "--tap"}},
+		{[]string{"--help", "scan"}, []string{"--skew-from"}, []string{"--frames"}},
+		{[]string{"help", "scan"}, []string{"--skew-from"}, []string{"--frames"}},
+		{[]string{"linktest", "--help"}, []string{"--frames", "--size", "--direction string      tx, rx or both (default \"both\")"}, []string{"--skew-from", "--time"}},
+		{[]string{"clk", "-h"}, []string{"--driver", "--json"}, []string{"--time", "--seed", "--png"}},
+		{[]string{"compare", "--help"}, []string{"--seeds", "--ablate", "--time duration"}, []string{"--driver", "--pcap", "--reverse"}},
+		{[]string{"eye", "--help"}, []string{"--direction string", "(default \"tx\")", "--png"}, []string{"--frames"}},
+		{[]string{"iperf3", "--help"}, []string{"--tap", "--driver", "--counters", "mesonemu iperf3 -h"}, []string{"--time", "--reverse", "--png"}},
+		{[]string{"completion", "bash"}, []string{"bash completion", "__start_mesonemu"}, nil},
+		{[]string{"completion", "zsh"}, []string{"#compdef mesonemu"}, nil},
+		{[]string{"completion", "fish"}, []string{"complete -c mesonemu"}, nil},
+	}
+	for _, c := range cases {
+		code, out, errs := runCLI(c.args...)
+		if code != 0 || errs != "" {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, errs)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", c.args, w, out)
+			}
+		}
+		for _, w := range c.notWant {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: output has %q, a flag of another command", c.args, w)
+			}
+		}
+	}
+}
+
+// TestCompletionSuggestsFlagsOfTheCommand: shell completion asks the binary,
+// and it answers with the command's own flags.
+func TestCompletionSuggestsFlagsOfTheCommand(t *testing.T) {
+	code, out, _ := runCLI("__complete", "scan", "--skew-")
+	if code != 0 || !strings.Contains(out, "--skew-from") || strings.Contains(out, "--frames") {
 		t.Fatalf("exit %d, output:\n%s", code, out)
 	}
 }

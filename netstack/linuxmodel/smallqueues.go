@@ -237,10 +237,14 @@ func (q *smallQueues) heldFrames() int {
 // called, so that a completion can never overtake it.
 func (q *smallQueues) toNIC(p pending) { q.inNIC.Push(p) }
 
-// notTaken undoes toNIC for the frame the card just refused.
-func (q *smallQueues) notTaken() {
+// notTaken undoes toNIC for the frame the card just refused. A busy card's
+// frame stays below the socket (it waits above the card and is offered again),
+// so its memory stays charged; a frame the card dropped gives it back.
+func (q *smallQueues) notTaken(dropped bool) {
 	if n := q.inNIC.Len(); n > 0 {
-		q.release(q.inNIC.Live()[n-1])
+		if dropped {
+			q.release(q.inNIC.Live()[n-1])
+		}
 		q.inNIC.RemoveAt(n - 1)
 	}
 }
@@ -492,7 +496,7 @@ func (t *tsqFree) Transmit(b []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
-		s.q.notTaken()
+		s.q.notTaken(!errors.Is(err, link.ErrBusy))
 	}
 	if f != nil && !errors.Is(err, link.ErrBusy) {
 		s.below.PopFront(1) // a busy card gets the same frame again

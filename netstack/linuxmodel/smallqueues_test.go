@@ -135,11 +135,18 @@ func TestSmallQueuesBookkeeping(t *testing.T) {
 	if f.srtt != 0 || f.una != seq {
 		t.Fatalf("srtt %v una %d after an ACK of retransmitted data", f.srtt, f.una)
 	}
-	// The card refuses the newest frame: its memory comes back.
+	// A busy card refuses the newest frame: it stays below the socket, and its
+	// memory with it. A card that drops it gives the memory back.
 	before := f.wmem
-	q.notTaken()
+	newest := q.inNIC.Live()[q.inNIC.Len()-1]
+	q.notTaken(false)
+	if f.wmem != before {
+		t.Fatalf("wmem %d after a busy card refused a frame, want %d", f.wmem, before)
+	}
+	q.toNIC(newest)
+	q.notTaken(true)
 	if f.wmem != before-SKBTruesize(1514) {
-		t.Fatalf("wmem %d after a refused frame, want %d", f.wmem, before-SKBTruesize(1514))
+		t.Fatalf("wmem %d after a dropped frame, want %d", f.wmem, before-SKBTruesize(1514))
 	}
 	// Closing forgets what was held.
 	seq = admitAll(t, q, seq, 1) // something unacknowledged

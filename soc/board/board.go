@@ -64,6 +64,9 @@ type Board struct {
 	Notes string
 	// CPU is the processor cost model of the network path (cpu.go).
 	CPU CPU
+	// DWMAC is the Ethernet MAC as the boot loader clocks it and as its RX
+	// watchdog behaves (dwmac.go).
+	DWMAC DWMAC
 }
 
 // MACAddr is the MAC address as a net.HardwareAddr (a fresh slice).
@@ -135,6 +138,7 @@ var boards = map[string]func() Board{
 // tree), the CPU model and the Odroid-C1's link parameters.
 func rtl8211fBoard(b Board, dtSource string) Board {
 	b.CPU = odroidC1CPU
+	b.DWMAC = meson8DWMAC
 	b.PHY, b.PHYID = "rtl8211f", RTL8211FID
 	b.DT = DT{PhyMode: "rgmii", TXDelayNS: u32(2), PHYAddr: 0,
 		PHYResetAssertUs: 10000, PHYResetDeassertUs: 30000, Source: dtSource}
@@ -169,6 +173,8 @@ func (b Board) Describe() string {
 	fmt.Fprintf(&s, "  dt: phy-mode = %q, amlogic,tx-delay-ns = %s, amlogic,rx-delay-ns = %s  [%s]\n",
 		b.DT.PhyMode, dtCell(b.DT.TXDelayNS), dtCell(b.DT.RXDelayNS), b.DT.Source)
 	fmt.Fprintf(&s, "  phy straps: tx delay %v, rx delay %v  [%s]\n", b.Straps.TXDelay, b.Straps.RXDelay, b.Straps.Source)
+	fmt.Fprintf(&s, "  dwmac: clk81 %.3f MHz [%s]; RX watchdog reloaded by every DIC frame: %v [%s]\n",
+		float64(b.DWMAC.CSRClockHz)/1e6, b.DWMAC.CSRClockSource, b.DWMAC.RIWTRestart, b.DWMAC.RIWTSource)
 	for _, l := range []Link{b.TX, b.RX} {
 		fmt.Fprintf(&s, "  %s:\n", l.Direction)
 		for _, p := range l.Params() {

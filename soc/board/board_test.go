@@ -149,3 +149,22 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestDWMACClock: every board's MAC runs on clk81 = 159.375 MHz, so v5.5's RIWT
+// 0xa0 is 160 * 256 cycles = 257.0 us, and says where both facts come from.
+func TestDWMACClock(t *testing.T) {
+	for _, name := range Names() {
+		b, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := b.DWMAC
+		riwtNs := 0xa0 * 256 * 1e9 / float64(d.CSRClockHz)
+		if d.CSRClockHz != 159_375_000 || riwtNs < 256_999 || riwtNs > 257_004 {
+			t.Errorf("%s: clk81 %d Hz, RIWT 0xa0 = %.0f ns", name, d.CSRClockHz, riwtNs)
+		}
+		if d.CSRClockSource == "" || d.RIWTSource == "" {
+			t.Errorf("%s: a DWMAC fact without its source", name)
+		}
+	}
+}

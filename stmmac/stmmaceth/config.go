@@ -100,6 +100,16 @@ type Config struct {
 	// 4772f26db8d1 ("net: stmmac: Always arm TX Timer at end of transmission start",
 	// v5.5-rc, 5.4.11 stable) does; v5.4.0 arms it only for frames without IC.
 	AlwaysArmTxTimer bool
+	// RxIRQLeavesTx stops an RX interrupt from scheduling the TX NAPI as well,
+	// as v5.6 does ("net: stmmac: Let TX and RX interrupts be independently
+	// enabled/disabled", Dec 2019). v5.4 and v5.5's stmmac_napi_check set
+	// handle_tx with every RX schedule, so each RX interrupt also cleans TX.
+	RxIRQLeavesTx bool
+	// BQL applies byte queue limits to the TX queue as stmmac does since v4.x
+	// (netdev_tx_sent_queue in stmmac_xmit, netdev_tx_completed_queue in
+	// stmmac_tx_clean): once the bytes not yet cleaned reach the dynamic limit
+	// (kernel/dql), Xmit refuses frames (ErrRingFull) until TX clean frees room.
+	BQL bool
 	// Promiscuous sets PR|PCF in the frame filter (IFF_PROMISC), for bridging.
 	Promiscuous bool
 	// FixMACSpeed, if set, is called on link up with the speed in Mbit/s, as

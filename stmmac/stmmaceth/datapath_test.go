@@ -591,3 +591,87 @@ func TestTxCompletionReports(t *testing.T) {
 		t.Fatalf("completions %v after Close, want [10 5]", reported)
 	}
 }
+
+// TestBQLHoldsTheQueue: with byte queue limits and v5.5's coalescing (IC every
+// 25 frames, the TX timer on 10 ms ticks), the limit starts at zero: the first
+// frame stops the queue until the timer's TX clean at the next tick, and each
+// starved completion grows the limit by what it freed, so 1, 2, 4 and 8 frames go
+// in per tick (the limit 1, 3, 7, 15 frames) where the ring alone would take 493.
+func TestBQLHoldsTheQueue(t *testing.T) {
+	const size = 1514
+	tests := []struct {
+		tick      int
+		wantIn    int // frames Xmit takes before ErrRingFull
+		wantLimit int // after the tick's TX clean, in frames
+	}{
+		{1, 1, 1}, {2, 2, 3}, {3, 4, 7}, {4, 8, 15},
+	}
+	r := newFakeRig(t, func(c *Config) { c.TxCoalFrames = 25; c.HZ = 100; c.BQL = true })
+	r.mac.loopback = false
+	r.up(t)
+	next := 0
+	for _, tt := range tests {
+		in := 0
+		for ; in <= tt.wantIn; in++ {
+			if err := r.drv.Xmit(testFrame(size, next)); errors.Is(err, ErrRingFull) {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			next++
+		}
+		select {
+		case <-r.drv.TxWake():
+			t.Fatalf("tick %d: TxWake fired while BQL holds the queue", tt.tick)
+		default:
+		}
+		now := r.m.VirtualNow()
+		r.m.RunUntil((now/(10*emu.Millisecond) + 1) * 10 * emu.Millisecond)
+		st := r.drv.BQL()
+		if in != tt.wantIn || st.Limit != tt.wantLimit*size || st.InFlight != 0 {
+			t.Fatalf("tick %d: %d frames in, limit %d B, in flight %d B; want %d frames, limit %d B, 0",
+				tt.tick, in, st.Limit, st.InFlight, tt.wantIn, tt.wantLimit*size)
+		}
+		select {
+		case <-r.drv.TxWake():
+		default:
+			t.Fatalf("tick %d: the queue was not woken by TX clean", tt.tick)
+		}
+	}
+	if st := r.drv.BQL(); st.Stops != uint64(len(tests)) {
+		t.Fatalf("BQL stopped the queue %d times, want %d", st.Stops, len(tests))
+	}
+}
+
+// TestRxInterruptCleansTx: three frames sent under 25-frame coalescing carry no
+// IC. In v5.4/v5.5 the RX interrupt of one received frame schedules the TX NAPI
+// too, which frees them at once; with RxIRQLeavesTx (v5.6) they wait for the
+// TX timer's next 10 ms tick.
+func TestRxInterruptCleansTx(t *testing.T) {
+	tests := []struct {
+		name        string
+		leavesTx    bool
+		wantCleaned uint64 // tx_pkt_n right after the RX interrupt
+	}{
+		{"v5.5: RX schedules TX", false, 3},
+		{"v5.6: independent", true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newFakeRig(t, func(c *Config) { c.TxCoalFrames = 25; c.HZ = 100; c.RxIRQLeavesTx = tt.leavesTx })
+			r.mac.loopback = false
+			r.up(t)
+			for i := range 3 {
+				if err := r.drv.Xmit(testFrame(100, i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.m.Advance(emu.Microsecond)
+			r.lock(func() { r.mac.receive(testFrame(64, 9)) })
+			r.m.Advance(emu.Microsecond)
+			wantStats(t, r.drv, map[string]uint64{"rx_pkt_n": 1, "rx_normal_irq_n": 1, "tx_pkt_n": tt.wantCleaned})
+			r.m.Advance(20 * emu.Millisecond)
+			wantStats(t, r.drv, map[string]uint64{"tx_pkt_n": 3})
+		})
+	}
+}

@@ -24,9 +24,13 @@
 //   - Xmit: stmmac_xmit for one linear frame; ErrRingFull (NETDEV_TX_BUSY) while
 //     the queue is stopped, which happens when no more than MAX_SKB_FRAGS+1 = 18
 //     descriptors stay free and lasts until TX clean frees more than a quarter of
-//     the ring (TxWake). Transmit is the blocking form for a stack's TX goroutine.
-//   - Interrupt: MAC core status, dwmac_dma_interrupt, stmmac_napi_check, then the
-//     NAPI polls as the softirq on interrupt exit (netdev_budget 300; leftovers
+//     the ring (TxWake). With Config.BQL (both trees) the queue also stops once
+//     the bytes not yet cleaned pass the dynamic limit (kernel/dql), until TX
+//     clean brings them under it. Transmit is the blocking form for a stack's TX
+//     goroutine.
+//   - Interrupt: MAC core status, dwmac_dma_interrupt, stmmac_napi_check (which
+//     schedules the TX NAPI with every RX NAPI unless Config.RxIRQLeavesTx), then
+//     the NAPI polls as the softirq on interrupt exit (netdev_budget 300; leftovers
 //     from a zero-delay timer, like ksoftirqd).
 //
 // Assumptions and deviations (not in the reference):

@@ -8,6 +8,7 @@ import (
 
 	"mesonemu/emu"
 	"mesonemu/kernel"
+	"mesonemu/kernel/dql"
 )
 
 // Errors the driver returns.
@@ -56,6 +57,10 @@ type Driver struct {
 	txCur       int            // next descriptor Xmit fills (cur_tx)
 	txDirty     int            // oldest descriptor not yet cleaned (dirty_tx)
 	txStopped   bool           // netif_tx_stop_queue
+	bqlStopped  bool           // __QUEUE_STATE_STACK_XOFF: BQL's limit is reached
+	bql         *dql.Limits    // the TX queue's byte limit (nil without BQL)
+	txLen       []int          // bytes of the frame in each TX descriptor (BQL)
+	bqlStops    uint64         // times BQL stopped the queue
 	txCount     int            // tx_count_frames (coalescing)
 	txDescBuf   [descSize]byte // staging for descriptor writes (txMu)
 	txTimer     kernel.Timer
@@ -106,6 +111,10 @@ func New(cfg Config, k kernel.Kernel, irq kernel.IRQ) (*Driver, error) {
 		rxBuf: make([]byte, cfg.BufSize),
 		mmc:   make([]uint32, len(mmcCounters)),
 		tc:    64, // TC_DEFAULT
+	}
+	if cfg.BQL {
+		d.bql = dql.New(cfg.HZ)
+		d.txLen = make([]int, cfg.TxRingSize)
 	}
 	return d, nil
 }
@@ -220,7 +229,7 @@ func (d *Driver) Open() error {
 	d.txMu.Lock()
 	d.open = true
 	d.carrier = false // phylink_start: netif_carrier_off until the link resolves
-	d.txStopped = false
+	d.txStopped, d.bqlStopped = false, false
 	d.txMu.Unlock()
 	// request_irq comes after the DMA is started, as in stmmac_open.
 	if err := d.k.RequestIRQ(d.irq, d.interrupt); err != nil {

@@ -39,7 +39,9 @@ func (d *Driver) interrupt() {
 			return
 		}
 		d.rxScheduled = true
-		status |= handleTx
+		if !d.cfg.RxIRQLeavesTx {
+			status |= handleTx
+		}
 	}
 	if status&handleTx != 0 {
 		d.txScheduled = true

@@ -46,6 +46,7 @@ func (d *Driver) initRings() error {
 	d.irqMu.Unlock()
 	d.txMu.Lock()
 	d.txCur, d.txDirty, d.txCount = 0, 0, 0
+	d.bqlReset() // netdev_tx_reset_queue in init_dma_tx_desc_rings
 	d.txMu.Unlock()
 	return nil
 }

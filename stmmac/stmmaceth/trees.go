@@ -21,6 +21,9 @@ type Tree struct {
 	// HZ is the kernel's tick rate: stmmac's TX timer is a timer_list, so
 	// mod_timer(jiffies + usecs_to_jiffies(t)) fires on a tick boundary.
 	HZ int
+	// BQL: byte queue limits on the TX queue (both trees: netdev_tx_sent_queue
+	// in stmmac_xmit, netdev_tx_completed_queue in stmmac_tx_clean).
+	BQL bool
 }
 
 // Trees are the trees a user can choose with --kernel.
@@ -34,13 +37,14 @@ var Trees = []Tree{
 		Name:         "v5.4",
 		Why:          "STMMAC_TX_FRAMES 1, STMMAC_COAL_TX_TIMER 1000 us, MIN_DMA_RIWT 0x10 (context lines of the Nov 2019 patches)",
 		TxCoalFrames: DefaultTxCoalFrames, TxCoalTimerUs: DefaultTxCoalTimerUs, RIWT: DefaultRIWT,
-		HZ: DefaultHZ,
+		HZ: DefaultHZ, BQL: true,
 	},
 	{
 		Name: "v5.5-rc",
 		Why: "\"Tune-up default coalesce settings\": STMMAC_TX_FRAMES 25, STMMAC_COAL_TX_TIMER 1000 us; " +
 			"\"Setup a default RX Coalesce value\": DEF_DMA_RIWT 0xa0; 4772f26db8d1 arms the TX timer after every frame",
 		TxCoalFrames: 25, TxCoalTimerUs: 1000, RIWT: 0xa0, AlwaysArmTxTimer: true, HZ: DefaultHZ,
+		BQL: true,
 	},
 }
 
@@ -70,4 +74,5 @@ func LookupTree(name string) (Tree, error) {
 func (k Tree) Apply(c *Config) {
 	c.TxCoalFrames, c.TxCoalTimerUs = k.TxCoalFrames, k.TxCoalTimerUs
 	c.RIWT, c.AlwaysArmTxTimer, c.HZ = k.RIWT, k.AlwaysArmTxTimer, k.HZ
+	c.BQL = k.BQL
 }

@@ -30,7 +30,7 @@ func (d *Driver) Xmit(frame []byte) error {
 	if !d.carrier {
 		return ErrNoCarrier
 	}
-	if d.txStopped {
+	if d.txStopped || d.bqlStopped {
 		return ErrRingFull
 	}
 	if d.txAvail() < 1 {
@@ -73,6 +73,7 @@ func (d *Driver) Xmit(frame []byte) error {
 		d.txStopped = true
 	}
 	d.ctr.netAdd(nTxBytes, n)
+	d.bqlSent(entry, n)
 	if err := d.wr(dmaXmtPollDemand, 1); err != nil {
 		return fmt.Errorf("stmmac xmit: frame queued but TX poll demand failed: %w", err)
 	}
@@ -124,7 +125,7 @@ func (d *Driver) Transmit(frame []byte) error {
 func (d *Driver) TxWake() <-chan struct{} {
 	d.txMu.Lock()
 	defer d.txMu.Unlock()
-	if !d.txStopped || !d.open {
+	if !(d.txStopped || d.bqlStopped) || !d.open {
 		return closedChan
 	}
 	if d.txWakeCh == nil {
@@ -148,6 +149,15 @@ func (d *Driver) SetTxReady(fn func()) {
 // wakeTxQueue is netif_tx_wake_queue. txMu held.
 func (d *Driver) wakeTxQueue() {
 	d.txStopped = false
+	d.scheduleQueue()
+}
+
+// scheduleQueue is __netif_schedule: the qdisc runs again, and takes frames
+// unless BQL or the driver still hold the queue. txMu held.
+func (d *Driver) scheduleQueue() {
+	if d.txStopped || d.bqlStopped {
+		return
+	}
 	if d.txWakeCh != nil {
 		close(d.txWakeCh)
 		d.txWakeCh = nil
@@ -203,7 +213,7 @@ func (d *Driver) txClean(budget int) int {
 	defer d.txMu.Unlock()
 	d.ctr.inc(xTxClean)
 	size := d.cfg.TxRingSize
-	entry, count := d.txDirty, 0
+	entry, count, bytes := d.txDirty, 0, 0
 	for entry != d.txCur && count < budget {
 		desc := d.layout.TxDesc + uint32(entry*descSize)
 		t0, ok := d.returned(desc, tdes0OWN, "stmmac tx clean: read TX descriptor", entry)
@@ -211,6 +221,9 @@ func (d *Driver) txClean(budget int) int {
 			break
 		}
 		count++
+		if d.txLen != nil {
+			bytes += d.txLen[entry]
+		}
 		// Every frame uses one descriptor with FS|LS, so each is a last segment
 		// (ndesc_get_tx_status would otherwise return tx_not_ls).
 		if d.txStatusError(t0) {
@@ -232,6 +245,7 @@ func (d *Driver) txClean(budget int) int {
 	}
 	d.txDirty = entry
 	d.reportTxDone(count)
+	d.bqlCompleted(bytes)
 	if d.txStopped && d.open && d.txAvail() > size/4 { // STMMAC_TX_THRESH
 		d.wakeTxQueue()
 	}
@@ -290,6 +304,7 @@ func (d *Driver) txErr() error {
 		}
 	}
 	d.txDirty, d.txCur = 0, 0
+	d.bqlReset() // netdev_tx_reset_queue
 	if err := d.wr(dmaTxBaseAddr, d.layout.TxDesc); err != nil {
 		return fmt.Errorf("stmmac tx error: write TX list base: %w", err)
 	}
@@ -301,4 +316,59 @@ func (d *Driver) txErr() error {
 		d.wakeTxQueue()
 	}
 	return nil
+}
+
+// bqlSent is netdev_tx_sent_queue for the frame of n bytes just queued in
+// descriptor entry: past the limit the stack stops the queue. txMu held.
+func (d *Driver) bqlSent(entry, n int) {
+	if d.bql == nil {
+		return
+	}
+	d.txLen[entry] = n
+	d.bql.Queued(uint32(n))
+	if d.bql.Avail() < 0 {
+		d.bqlStopped = true
+		d.bqlStops++
+	}
+}
+
+// bqlCompleted is netdev_tx_completed_queue: the limit adapts to the bytes TX
+// clean freed, and a queue BQL stopped runs again once they fit. txMu held.
+func (d *Driver) bqlCompleted(bytes int) {
+	if d.bql == nil || bytes == 0 {
+		return
+	}
+	d.bql.Completed(uint32(bytes), d.k.Now())
+	if d.bql.Avail() >= 0 && d.bqlStopped {
+		d.bqlStopped = false
+		if d.open {
+			d.scheduleQueue()
+		}
+	}
+}
+
+// bqlReset is netdev_tx_reset_queue. txMu held.
+func (d *Driver) bqlReset() {
+	d.bqlStopped = false
+	if d.bql != nil {
+		d.bql.Reset(d.k.Now())
+	}
+}
+
+// BQLState is what Linux shows of a TX queue's byte queue limit in
+// /sys/class/net/eth0/queues/tx-0/byte_queue_limits (limit, inflight), and how
+// often BQL stopped the queue.
+type BQLState struct {
+	Limit, InFlight int
+	Stops           uint64
+}
+
+// BQL is the TX queue's byte queue limit now (zero without BQL).
+func (d *Driver) BQL() BQLState {
+	d.txMu.Lock()
+	defer d.txMu.Unlock()
+	if d.bql == nil {
+		return BQLState{}
+	}
+	return BQLState{Limit: int(d.bql.Limit()), InFlight: int(d.bql.InFlight()), Stops: d.bqlStops}
 }

@@ -6,105 +6,76 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/netip"
 	"os"
 	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"mesonemu/compare"
 	"mesonemu/perfrun"
 	"mesonemu/sim"
-	"mesonemu/tap"
 )
 
-// cmdIperf3 runs the board's iperf3 with iperf3's own flags: against the
-// in-process PC, or with --tap against the host.
-func cmdIperf3(ctx context.Context, f *flags, rest []string, stdout, stderr io.Writer) error {
-	if len(rest) == 0 {
-		return usagef("iperf3: give iperf3's flags, e.g. `mesonemu iperf3 -c 198.18.0.1 -t 5` or `iperf3 -s`")
-	}
-	so, err := f.simOptions()
-	if err != nil {
-		return err
-	}
-	if f.tap != "" {
-		ip, err := netip.ParsePrefix(f.ip)
-		if err != nil || !ip.Addr().Is4() {
-			return usagef("--ip %q: want an IPv4 address with prefix, e.g. 198.18.1.2/24", f.ip)
-		}
-		var ip6 netip.Prefix
-		if f.ip6 != "" {
-			if ip6, err = netip.ParsePrefix(f.ip6); err != nil || !ip6.Addr().Is6() || ip6.Addr().Is4In6() {
-				return usagef("--ip6 %q: want an IPv6 address with prefix, e.g. 2001:2:0:1::2/64", f.ip6)
-			}
-		}
-		code, ctr, err := tap.Run(ctx, tap.Options{Sim: so, TAP: f.tap, BoardIP: ip, BoardIP6: ip6, CC: f.cc, PcapPath: f.pcap,
-			Iperf3Args: rest, Stdout: stdout, Stderr: stderr})
-		var se *tap.SetupError
-		if errors.As(err, &se) {
-			return usagef("%v", se)
-		}
-		if err != nil {
-			return err
-		}
-		if ctr != nil {
-			fmt.Fprintf(stderr, "\nTAP bridge counters:\n")
-			for _, c := range ctr.List() {
-				fmt.Fprintf(stderr, "  %-22s %-28s %d\n", c.Where, c.Name, c.Value)
-			}
-		}
-		if code != 0 {
-			return &exitCode{code}
-		}
-		return nil
-	}
-	o, err := f.perfOptions()
-	if err != nil {
-		return err
-	}
-	code, err := perfrun.RunIperf3(ctx, o, rest, stdout, stderr)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if code != 0 {
-		return &exitCode{code}
-	}
-	return nil
+func init() { register(newCompareCmd) }
+
+func newCompareCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "compare", Args: cobra.NoArgs,
+		Short: "the commit's configurations side by side with the measured numbers",
+		RunE:  func(*cobra.Command, []string) error { return cmdCompare(e) }}
+	fs := c.Flags()
+	e.f.addBoardName(fs)
+	e.f.addTime(fs, 10*time.Second, "iperf3 test length per run in virtual time, whole seconds")
+	fs.IntVar(&e.f.seeds, "seeds", 1, "seeds per configuration")
+	e.f.addJobs(fs)
+	e.f.addAblate(fs, "the commit's two rows again with each timing mechanism off in turn (--ablate=NAME,... for some)")
+	e.f.addJSON(fs)
+	return c
 }
 
-func cmdCompare(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
+func cmdCompare(e *env) error {
+	f := e.f
 	if _, err := f.perfOptions(); err != nil {
 		return err
 	}
-	var progress io.Writer = stderr
-	co := compare.Options{Board: f.board, Duration: f.duration, Seeds: f.seeds, Jobs: f.jobs, Progress: progress}
+	if f.seeds < 1 || f.seeds > 100 {
+		return usagef("--seeds %d: want 1..100", f.seeds)
+	}
+	p := newProgress(e.stderr, "compare")
+	defer p.Finish()
+	co := compare.Options{Board: f.board, Duration: time.Duration(f.duration), Seeds: f.seeds, Jobs: f.jobs}
+	if p != nil {
+		co.Progress, co.Tick = p, p.Tick
+	}
 	if exe, err := os.Executable(); err == nil && tuneProcs {
 		co.RunTCP = childRun(func(ctx context.Context, args []string) *exec.Cmd {
 			return exec.CommandContext(ctx, exe, args...)
 		})
 	}
 	if f.ablate.on {
-		r, err := compare.Ablate(ctx, co, f.ablate.names)
+		r, err := compare.Ablate(e.ctx, co, f.ablate.names)
 		if err != nil {
 			return err
 		}
+		p.Finish()
 		if f.json {
-			return writeJSON(stdout, r)
+			return writeJSON(e.stdout, r)
 		}
-		compare.WriteAblation(stdout, r)
+		compare.WriteAblation(e.stdout, r)
 		return nil
 	}
-	r, err := compare.Run(ctx, co)
+	r, err := compare.Run(e.ctx, co)
 	if err != nil {
 		return err
 	}
+	p.Finish()
 	if f.json {
-		return writeJSON(stdout, r)
+		return writeJSON(e.stdout, r)
 	}
-	compare.WriteTable(stdout, r)
+	compare.WriteTable(e.stdout, r)
 	return nil
 }
 

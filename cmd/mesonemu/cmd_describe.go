@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"mesonemu/sim"
+	"mesonemu/soc/clk"
+)
+
+func init() {
+	register(func(e *env) *cobra.Command {
+		return newDescribeCmd(e, "clk", "clock summary in the layout of Linux's clk_summary, then the MAC TX delay")
+	})
+	register(func(e *env) *cobra.Command {
+		return newDescribeCmd(e, "regs", "PRG_ETH0 and HHI_MPLL_CNTL9 with every field decoded")
+	})
+}
+
+func newDescribeCmd(e *env, name, short string) *cobra.Command {
+	c := &cobra.Command{Use: name, Short: short, Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return cmdDescribe(name, e) }}
+	e.f.addSetting(c.Flags(), true)
+	e.f.addTrace(c.Flags())
+	e.f.addJSON(c.Flags())
+	return c
+}
+
+// cmdDescribe prints `clk` (the clock summary) or `regs` (decoded registers).
+func cmdDescribe(cmd string, e *env) error {
+	f, stdout := e.f, e.stdout
+	s, d, err := f.bootDescribed(e.stderr)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return writeJSON(stdout, d)
+	}
+	if cmd == "regs" {
+		fmt.Fprintf(stdout, "%s (%s), driver %s, phy-mode %s, tx-delay %d ns\n\n", d.Board, d.SoC, d.Driver, d.PhyMode, d.TxDelayNs)
+		fmt.Fprintln(stdout, d.RegisterText("PRG_ETH0"))
+		fmt.Fprintln(stdout, d.RegisterText("HHI_MPLL_CNTL9"))
+		return nil
+	}
+	sum, err := s.Guest.Clocks.Summary(clk.SummaryV54)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, sum)
+	fmt.Fprintf(stdout, "\n%s (%s), driver %s, phy-mode %s, tx-delay %d ns\n", d.Board, d.SoC, d.Driver, d.PhyMode, d.TxDelayNs)
+	fmt.Fprintf(stdout, "clock chain: %s\n", d.ClockChain)
+	fmt.Fprintf(stdout, "effective MAC TX delay: %.0f ps\n  because %s%s\n", d.EffectiveTX, d.EffectiveWhy, phaseNote(d))
+	fmt.Fprintf(stdout, "PHY TX delay: %s; predicted loss of 1514-byte frames: TX %.3g, RX %.3g\n", onOff(d.PHYTXDelay), d.PredictedTX, d.PredictedRX)
+	return nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on (2 ns)"
+	}
+	return "off"
+}
+
+// phaseNote explains delays of a whole or half TX clock period.
+func phaseNote(d sim.Description) string {
+	if d.TXClockHz <= 0 {
+		return ""
+	}
+	period := 1e12 / d.TXClockHz
+	switch r := d.EffectiveTX / period; {
+	case d.EffectiveTX == 0:
+		return ""
+	case abs(r-1) < 0.001:
+		return "\n  = one full TX clock cycle: the same phase as no delay at all"
+	case abs(r-0.5) < 0.001:
+		return "\n  = half a TX clock cycle: the PHY samples the other nibble"
+	}
+	return ""
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mesonemu/linktest"
+)
+
+func init() { register(newLinktestCmd) }
+
+func newLinktestCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "linktest", Args: cobra.NoArgs,
+		Short: "push raw frames through driver, DMA, MAC, wire, PHY and far end; loss per direction",
+		RunE:  func(*cobra.Command, []string) error { return cmdLinktest(e) }}
+	fs := c.Flags()
+	e.f.addSetting(fs, true)
+	e.f.addSeed(fs)
+	fs.IntVar(&e.f.frames, "frames", 100000, "frames per direction")
+	fs.IntVar(&e.f.size, "size", 1514, "frame length without FCS, 60..1514")
+	fs.StringVar(&e.f.payload, "payload", "random", "random (as iperf3 sends) or zeros")
+	fs.StringVar(&e.f.direction, "direction", "both", "tx, rx or both")
+	e.f.addPcap(fs)
+	e.f.addTrace(fs)
+	e.f.addJSON(fs)
+	return c
+}
+
+func (f *flags) linkOptions() (linktest.Options, error) {
+	o := linktest.Options{Frames: f.frames, Size: f.size, Payload: f.payload, Direction: f.direction}
+	if err := o.Validate(); err != nil {
+		return o, usagef("%v", err)
+	}
+	return o, nil
+}
+
+func cmdLinktest(e *env) error {
+	f, stdout := e.f, e.stdout
+	so, err := f.simOptions()
+	if err != nil {
+		return err
+	}
+	lo, err := f.linkOptions()
+	if err != nil {
+		return err
+	}
+	if f.trace == "regs" {
+		so.Trace = e.stderr
+	}
+	capt, err := f.openCapture(so.Board)
+	if err != nil {
+		return err
+	}
+	if capt != nil {
+		lo.Taps = append(lo.Taps, capt.Tap)
+	}
+	// linktest has no context: on Ctrl-C the command returns at once and the
+	// process exits with the run unfinished.
+	var r *linktest.Result
+	err = untilDone(e.ctx, func() error {
+		var err error
+		r, err = linktest.Run(so, lo)
+		return err
+	})
+	if err := f.closeCapture(capt, e.stderr, err); err != nil {
+		return err
+	}
+	if f.json {
+		return writeJSON(stdout, r)
+	}
+	fmt.Fprintf(stdout, "linktest: %s, driver %s, phy-mode %s, tx-delay %d ns, %d Mbit/s, seed %d\n", r.Board, r.Driver, r.PhyMode, r.TxDelayNs, r.Speed, r.Seed)
+	fmt.Fprintf(stdout, "%d frames of %d bytes (+4 FCS), %s payload, per direction\n", lo.Frames, r.Size, r.Payload)
+	for _, d := range []*linktest.DirResult{r.TX, r.RX} {
+		if d == nil {
+			continue
+		}
+		name := map[string]string{"tx": "TX (board -> PC)", "rx": "RX (PC -> board)"}[d.Direction]
+		fmt.Fprintf(stdout, "\n%s\n", name)
+		fmt.Fprintf(stdout, "  sent %d, received %d, lost %d\n", d.Sent, d.Received, d.Sent-d.Received)
+		for _, x := range d.Drops {
+			fmt.Fprintf(stdout, "    %-52s %d\n", x.Cause, x.Count)
+		}
+		fmt.Fprintf(stdout, "  measured loss  %.4f %%\n  predicted loss %.4f %% (%s)\n", 100*d.MeasuredLoss, 100*d.PredictedLoss, sigmaNote(d))
+		fmt.Fprintf(stdout, "  timing budget:\n%s\n", indent(d.Budget.String(), "    "))
+	}
+	fmt.Fprintf(stdout, "\n%.3f s of virtual time in %.2f s\n", r.VirtualSecs, r.WallSecs)
+	return nil
+}
+
+func sigmaNote(d *linktest.DirResult) string {
+	if d.PredictedLoss == 0 || d.PredictedLoss == 1 {
+		return "exact"
+	}
+	return fmt.Sprintf("measured is %+.1f binomial sigma from it", d.Sigmas)
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}

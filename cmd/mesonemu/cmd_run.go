@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mesonemu/perfrun"
+)
+
+// newRunCmd is the main job: boot, link, iperf3 board -> PC in virtual time.
+func newRunCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "run",
+		Args:  cobra.NoArgs,
+		Short: "boot the board and run iperf3 from the board to the PC (the default)",
+		RunE:  func(*cobra.Command, []string) error { return cmdRun(e) },
+	}
+	fs := c.Flags()
+	e.f.addSetting(fs, true)
+	e.f.addSeed(fs)
+	e.f.addTime(fs, 10*time.Second, "iperf3 test length in virtual time, whole seconds (e.g. 10s)")
+	e.f.addReverse(fs)
+	fs.IntVar(&e.f.parallel, "parallel", 1, "parallel iperf3 streams")
+	fs.BoolVar(&e.f.counters, "counters", false, "print the ethtool -S style counters of every stage after the verdict")
+	e.f.addPC(fs)
+	e.f.addPcap(fs)
+	e.f.addAblate(fs, "switch one timing mechanism off (--ablate=NAME)")
+	e.f.addTrace(fs)
+	e.f.addJSON(fs)
+	return c
+}
+
+func cmdRun(e *env) error {
+	f := e.f
+	o, err := f.perfOptions()
+	if err != nil {
+		return err
+	}
+	if f.ablate.on && len(f.ablate.names) != 1 {
+		return usagef("run --ablate: name one mechanism, e.g. --ablate=tsq (compare --ablate runs them all)")
+	}
+	if f.json && f.counters {
+		return usagef("--counters with --json: the JSON report always holds the counters")
+	}
+	if f.trace == "regs" {
+		o.Sim.Trace = e.stderr
+	}
+	o.Output = e.stdout
+	capt, err := f.openCapture(o.Sim.Board)
+	if err != nil {
+		return err
+	}
+	if capt != nil {
+		o.Taps = append(o.Taps, capt.Tap)
+	}
+	res, rep, err := perfrun.Run(e.ctx, o)
+	if err := f.closeCapture(capt, e.stderr, err); err != nil {
+		return err
+	}
+	if !f.json {
+		return nil
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	extra, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	// iperf3's own JSON object, with one more top-level key.
+	raw = bytes.TrimSuffix(bytes.TrimSpace(raw), []byte("}"))
+	var out bytes.Buffer
+	out.Write(raw)
+	out.WriteString(`,"mesonemu":`)
+	out.Write(extra)
+	out.WriteString("}")
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, out.Bytes(), "", "  "); err != nil {
+		return err
+	}
+	pretty.WriteByte('\n')
+	_, err = e.stdout.Write(pretty.Bytes())
+	return err
+}

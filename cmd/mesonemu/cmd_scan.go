@@ -1,0 +1,118 @@
+package main
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mesonemu/plot"
+	"mesonemu/scan"
+)
+
+func init() { register(newScanCmd) }
+
+func newScanCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "scan", Args: cobra.NoArgs,
+		Short: "sweep MAC and PHY TX delays with quick link tests; pass/fail map",
+		Example: `  mesonemu scan --driver pre-fix
+  mesonemu scan --tcp --time 2s
+  mesonemu scan --skew-from -1000 --skew-to 3000 --skew-step 250 --tcp --png skew.png`,
+		RunE: func(*cobra.Command, []string) error { return cmdScan(e) }}
+	fs := c.Flags()
+	e.f.addSetting(fs, false)
+	fs.Lookup("tx-delay-ns").Usage = "with a skew sweep and --tcp: the MAC delay iperf3 runs at (default: the board's DT)"
+	fs.Lookup("phy-tx-delay").Usage = "with a skew sweep and --tcp: the PHY delay iperf3 runs at (default off)"
+	e.f.addSeed(fs)
+	e.f.addJobs(fs)
+	fs.BoolVar(&e.f.tcp, "tcp", false, "also run an iperf3 test on every live cell")
+	e.f.addTime(fs, scan.DefaultTCPTime, "with --tcp: iperf3 test length per cell, whole seconds")
+	e.f.addReverse(fs)
+	fs.Lookup("reverse").Usage = "with --tcp: the PC sends and the board receives"
+	fs.Float64Var(&e.f.skewFrom, "skew-from", 0, "sweep the board's TX skew from this many ps (with --skew-to, --skew-step)")
+	fs.Float64Var(&e.f.skewTo, "skew-to", 0, "sweep the TX skew up to this many ps")
+	fs.Float64Var(&e.f.skewStep, "skew-step", 0, "TX skew step in ps")
+	e.f.addPictures(fs, "the map (and NAME-tcp.EXT, the iperf3 sweep along the skew)")
+	e.f.addJSON(fs)
+	return c
+}
+
+func cmdScan(e *env) error {
+	f := e.f
+	skewSet := f.given("skew-from") || f.given("skew-to") || f.given("skew-step")
+	for _, n := range []string{"time", "reverse"} {
+		if f.given(n) && !f.tcp {
+			return usagef("--%s: scan runs iperf3 only with --tcp", n)
+		}
+	}
+	for _, n := range []string{"tx-delay-ns", "phy-tx-delay"} {
+		if f.given(n) && !(skewSet && f.tcp) {
+			return usagef("--%s: scan sweeps every MAC and PHY delay; it picks the one iperf3 runs at only with --tcp and a skew sweep", n)
+		}
+	}
+	so, err := f.simOptions()
+	if err != nil {
+		return err
+	}
+	o := scan.Options{Sim: so, Workers: f.jobs, TCP: f.tcp, Reverse: f.reverse}
+	if f.tcp {
+		d := time.Duration(f.duration)
+		if d < time.Second || d > time.Hour || d%time.Second != 0 {
+			return usagef("--time %v: want whole seconds from 1s to 1h", d)
+		}
+		o.TCPTime = d
+	}
+	if skewSet {
+		rng := scan.SkewRange{FromPs: f.skewFrom, ToPs: f.skewTo, StepPs: f.skewStep}
+		if _, err := rng.Points(); err != nil {
+			return usagef("--skew-from/--skew-to/--skew-step: %v", err)
+		}
+		o.Skew = &rng
+		// The setting iperf3 runs at along the sweep: the command line's
+		// (default: the board's device tree, PHY delay off).
+		b, err := so.Validate()
+		if err != nil {
+			return usagef("%v", err)
+		}
+		ns := b.DT.TXDelayNS
+		if so.TxDelayNs != nil {
+			ns = so.TxDelayNs
+		}
+		if ns != nil {
+			o.Setting.MACTxDelaySteps = int(*ns / 2)
+		}
+		o.Setting.PHYTxDelay = so.PHYTXDelay != nil && *so.PHYTXDelay
+	}
+	p := newProgress(e.stderr, "scan --tcp")
+	defer p.Finish()
+	if p != nil {
+		o.Tick = p.Tick
+	}
+	// The cells' iperf3 tests run in this process: a child gets only the
+	// options the command line can carry, and a cell's are more.
+	r, err := scan.Run(e.ctx, o)
+	if err != nil {
+		return err
+	}
+	p.Finish()
+	// The map goes to the named file; an iperf3 sweep along the skew beside
+	// it (NAME-tcp.EXT).
+	for _, path := range f.pictureTargets() {
+		if err := writePicture(path, func(w io.Writer, format string) error { return plot.ScanMap(w, format, r, plot.Size{}) }); err != nil {
+			return err
+		}
+		if len(r.Skew) > 0 {
+			ext := filepath.Ext(path)
+			tcpPath := strings.TrimSuffix(path, ext) + "-tcp" + ext
+			if err := writePicture(tcpPath, func(w io.Writer, format string) error { return plot.SkewTCP(w, format, r, plot.Size{}) }); err != nil {
+				return err
+			}
+		}
+	}
+	if f.json {
+		return r.WriteJSON(e.stdout)
+	}
+	return r.WriteTable(e.stdout)
+}
