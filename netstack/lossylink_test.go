@@ -342,7 +342,7 @@ func TestLossyLinkKNearLinux(t *testing.T) {
 // what the wire lost and little else. The virtual clock stands still while a
 // stack sends a burst; without the stack clock's distinct readings RACK took
 // the burst's later segments as sent before the one just acknowledged and
-// "recovered" them: about 20 retransmits per lost frame.
+// "recovered" them: 964 retransmits for 34 lost frames (Reno, this run).
 func TestRACKKeepsABurstsOrder(t *testing.T) {
 	for _, cc := range CongestionControls {
 		r := lossyLink{loss: 0.001, oneWay: 150 * emu.Microsecond, dur: time.Second, cc: cc, seed: 1}.run(t)
