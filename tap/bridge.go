@@ -54,6 +54,14 @@ type Bridge struct {
 
 	tapRead, sentToBoard, tooLong, runt, queueFull, sendErrors, readErrors atomic.Uint64
 	fromBoard, written, writerBusy, writeErrors, unwritten                 atomic.Uint64
+
+	// acct orders each host frame's fate against Close: a frame whose offer
+	// had not ended when Close settled the books (the machine had stopped
+	// first) is counted in notOffered, and its offer, should it still run,
+	// counts nothing.
+	acct       sync.Mutex
+	final      bool
+	notOffered uint64
 }
 
 // NewBridge starts moving frames between nic (on machine m) and port. It
@@ -158,6 +166,11 @@ func (b *Bridge) send(frame []byte) {
 // offer gives a frame to the NIC (guest context on the machine's loop),
 // retrying a full queue every RetryEvery for up to RetryFor of virtual time.
 func (b *Bridge) offer(frame []byte, waited time.Duration) {
+	b.acct.Lock()
+	defer b.acct.Unlock()
+	if b.final {
+		return // counted in notOffered
+	}
 	if b.closed() {
 		b.queueFull.Add(1)
 		return
@@ -203,8 +216,21 @@ func (b *Bridge) Close() error {
 			<-b.writeq
 			b.unwritten.Add(1)
 		}
+		// The reader is gone: what it read and no outcome has counted is
+		// an offer still waiting in the machine's queue.
+		b.acct.Lock()
+		b.final = true
+		b.notOffered = b.tapRead.Load() - b.sentToBoard.Load() - b.tooLong.Load() - b.runt.Load() -
+			b.queueFull.Load() - b.sendErrors.Load()
+		b.acct.Unlock()
 	})
 	return err
+}
+
+func (b *Bridge) notOfferedCount() uint64 {
+	b.acct.Lock()
+	defer b.acct.Unlock()
+	return b.notOffered
 }
 
 // Counters reads the bridge's counters (Wire is left zero).
@@ -212,7 +238,8 @@ func (b *Bridge) Counters() Counters {
 	return Counters{
 		TapRead: b.tapRead.Load(), SentToBoard: b.sentToBoard.Load(), TooLong: b.tooLong.Load(), Runt: b.runt.Load(),
 		QueueFull: b.queueFull.Load(), SendErrors: b.sendErrors.Load(), ReadErrors: b.readErrors.Load(),
-		FromBoard: b.fromBoard.Load(), WrittenToHost: b.written.Load(), WriterBusy: b.writerBusy.Load(),
+		NotOffered: b.notOfferedCount(),
+		FromBoard:  b.fromBoard.Load(), WrittenToHost: b.written.Load(), WriterBusy: b.writerBusy.Load(),
 		WriteErrors: b.writeErrors.Load(), Unwritten: b.unwritten.Load(),
 	}
 }

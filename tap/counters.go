@@ -4,10 +4,11 @@ import "time"
 
 // Counters account for every frame the bridge handled, so that
 //
-//	TapRead   = SentToBoard + TooLong + Runt + QueueFull + SendErrors (+ one in hand)
+//	TapRead   = SentToBoard + TooLong + Runt + QueueFull + SendErrors + NotOffered (+ in hand)
 //	FromBoard = WrittenToHost + WriterBusy + WriteErrors + Unwritten (+ queued)
 //
-// hold at every instant, and exactly once the bridge is closed.
+// hold at every instant, and exactly once the bridge is closed (with the
+// machine stopped: frames still in hand then are NotOffered).
 type Counters struct {
 	// Host -> board.
 	TapRead     uint64 `json:"tap_read"`      // frames read from the TAP
@@ -15,8 +16,9 @@ type Counters struct {
 	TooLong     uint64 `json:"drop_too_long"` // longer than MaxFrameLen
 	Runt        uint64 `json:"drop_runt"`     // shorter than an Ethernet header
 	QueueFull   uint64 `json:"drop_queue_full"`
-	SendErrors  uint64 `json:"drop_send_error"` // no link, no cable, refused by the NIC
-	ReadErrors  uint64 `json:"read_errors"`     // failed reads (no frame)
+	SendErrors  uint64 `json:"drop_send_error"`      // no link, no cable, refused by the NIC
+	NotOffered  uint64 `json:"drop_machine_stopped"` // read, but the machine stopped before offering them
+	ReadErrors  uint64 `json:"read_errors"`          // failed reads (no frame)
 
 	// Board -> host.
 	FromBoard     uint64 `json:"from_board"` // good frames the far-end NIC handed over
@@ -55,9 +57,9 @@ func (w WireCounters) CRCErrors() uint64 { return w.FarEndCRCErrors + w.BoardCRC
 
 // Counter is one named counter for printing.
 type Counter struct {
-	Where string
-	Name  string
-	Value uint64
+	Where string `json:"where"`
+	Name  string `json:"name"`
+	Value uint64 `json:"value"`
 }
 
 // List names the counters in a fixed order, grouped by where they count.
@@ -70,6 +72,7 @@ func (c Counters) List() []Counter {
 		{h2b, "drop_runt", c.Runt},
 		{h2b, "drop_queue_full", c.QueueFull},
 		{h2b, "drop_send_error", c.SendErrors},
+		{h2b, "drop_machine_stopped", c.NotOffered},
 		{h2b, "read_errors", c.ReadErrors},
 		{b2h, "from_board", c.FromBoard},
 		{b2h, "written_to_host", c.WrittenToHost},

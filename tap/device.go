@@ -34,8 +34,9 @@ type Device struct {
 // Name is the interface name (the kernel picks one when Open was given "").
 func (d *Device) Name() string { return d.name }
 
-// Persistent reports whether the device outlives Close: true for one made with
-// `ip tuntap add`, false for one this process created.
+// Persistent reports whether the device outlives Close. Open only attaches
+// to devices made with `ip tuntap add`, so it is always true; it stays for
+// callers that report it.
 func (d *Device) Persistent() bool { return d.persistent }
 
 // Read reads one frame. It blocks until a frame arrives or Close is called
@@ -46,11 +47,12 @@ func (d *Device) Read(p []byte) (int, error) { return d.f.Read(p) }
 // Write sends one frame to the host kernel.
 func (d *Device) Write(p []byte) (int, error) { return d.f.Write(p) }
 
-// Close releases the device; a non-persistent device disappears.
+// Close releases the device; the interface stays.
 func (d *Device) Close() error { return d.f.Close() }
 
-// Open attaches to the TAP interface name in the process's network namespace,
-// creating it if absent ("" lets the kernel choose tapN).
+// Open attaches to the existing TAP interface name in the process's network
+// namespace. A name that does not exist (or "") is refused with a *SetupError
+// whose Kind is ErrNoDevice and whose Fix is the `ip tuntap add` line.
 func Open(name string) (*Device, error) { return OpenIn("", name) }
 
 // OpenIn is Open inside the network namespace netns: a name from `ip netns
@@ -65,12 +67,12 @@ func OpenIn(netns, name string) (*Device, error) {
 			Fix: "choose a shorter name"}
 	}
 	if netns == "" {
-		return openTap(name)
+		return openTap("", name)
 	}
 	var d *Device
 	err := InNetns(netns, func() error {
 		var err error
-		d, err = openTap(name)
+		d, err = openTap(netns, name)
 		return err
 	})
 	if err != nil {
@@ -137,20 +139,23 @@ func inNetns(path, netns string, fn func() error) (err error, restored bool) {
 // open runs is that open's own (see reclaimLeaked).
 var openMu sync.Mutex
 
-// openTap attaches to (or creates) a TAP without packet information headers
-// through water, in the calling thread's network namespace. water sets the
-// persist flag to Config.Persist after attaching, and only a persistent TAP
-// can be attached to while it exists, so Persist is "the name exists": an
-// `ip tuntap add` device keeps its flag, a created one stays without it
-// (docs/decisions.md).
-func openTap(name string) (*Device, error) {
+// openTap attaches to an existing TAP without packet information headers
+// through water, in the calling thread's network namespace (named netns, for
+// the error). water sets the persist flag to Config.Persist after attaching,
+// so Persist is on: an `ip tuntap add` device keeps its flag
+// (docs/decisions.md). A name that does not exist is refused before water
+// runs, since TUNSETIFF would create it.
+func openTap(netns, name string) (*Device, error) {
 	existed, err := interfaceExists(name)
 	if err != nil {
 		return nil, fmt.Errorf("tap %s: list interfaces: %w", displayName(name), err)
 	}
+	if !existed {
+		return nil, noDeviceError(netns, name)
+	}
 	cfg := water.Config{DeviceType: water.TAP}
 	cfg.Name = name
-	cfg.Persist = existed
+	cfg.Persist = true
 
 	openMu.Lock()
 	defer openMu.Unlock()

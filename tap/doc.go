@@ -16,10 +16,11 @@
 //
 // Choices this package makes that the design leaves open (assumptions):
 //
-//   - The TAP is opened with github.com/songgao/water. An existing device
-//     (persistent: `ip tuntap add`) is opened with water's Persist on, so it
-//     keeps its flag and stays; one Open creates is not persistent and
-//     vanishes on Close. Open also closes the fd water leaks when the attach
+//   - The TAP is opened with github.com/songgao/water. Only an existing device
+//     (persistent: `ip tuntap add`) is opened, with water's Persist on, so it
+//     keeps its flag and stays; a name that does not exist is refused with
+//     ErrNoDevice and the line that creates it, since a typing error must not
+//     leave a stray interface behind. Open also closes the fd water leaks when the attach
 //     fails and sets close-on-exec (docs/decisions.md). The fd is non-blocking
 //     on Go's poller, so Close wakes a blocked Read.
 //   - Frames from the host longer than 1514+4 bytes (a VLAN-tagged full frame)

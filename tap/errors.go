@@ -16,11 +16,28 @@ const ExitSetup = 2
 // a namespace, a usable interface) and how to fix it. Its message is one
 // sentence meant to be printed as is.
 type SetupError struct {
-	Device  string // interface name ("" if the kernel was to choose)
+	Device  string // interface name ("" if none was named)
 	Problem string // what is missing or wrong
 	Fix     string // the command or setting that fixes it
 	Err     error  // the system error underneath, if any
+	// Kind is the sentinel a caller tests with errors.Is (ErrNoDevice,
+	// ErrNoNetns, ErrSameTAP, ErrNoBoardTAP); nil for other failures.
+	Kind error
 }
+
+// Sentinels of SetupError.Kind: what a command line turns into exit status
+// ExitSetup and one line.
+var (
+	// ErrNoDevice: the named TAP does not exist. Nothing creates one: a
+	// typing error must not leave a stray interface behind.
+	ErrNoDevice = errors.New("no such TAP device")
+	// ErrNoNetns: the named network namespace does not exist.
+	ErrNoNetns = errors.New("no such network namespace")
+	// ErrSameTAP: both ends of the wire were given the same TAP.
+	ErrSameTAP = errors.New("the same TAP for both ends")
+	// ErrNoBoardTAP: wire was not given the board-side TAP.
+	ErrNoBoardTAP = errors.New("no board-side TAP")
+)
 
 func (e *SetupError) Error() string {
 	s := "cannot open TAP device"
@@ -37,7 +54,29 @@ func (e *SetupError) Error() string {
 	return s
 }
 
-func (e *SetupError) Unwrap() error { return e.Err }
+func (e *SetupError) Unwrap() []error {
+	var errs []error
+	for _, err := range []error{e.Kind, e.Err} {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// noDeviceError says that the TAP name does not exist in netns and gives the
+// line that makes it.
+func noDeviceError(netns, name string) *SetupError {
+	fix := fmt.Sprintf("ip tuntap add dev %s mode tap", displayName(name))
+	where := "in this network namespace"
+	if netns != "" {
+		fix = fmt.Sprintf("ip netns exec %s %s", netns, fix)
+		where = "in network namespace " + netns
+	}
+	return &SetupError{Device: name, Kind: ErrNoDevice,
+		Problem: "no such interface " + where + " (mesonemu attaches to a TAP, it does not create one)",
+		Fix:     "create it with `sudo " + fix + "`"}
+}
 
 func displayName(name string) string {
 	if name == "" {
@@ -87,7 +126,7 @@ func attachError(name string, err error) error {
 func netnsError(netns, path string, err error) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return &SetupError{Err: err, Problem: fmt.Sprintf("network namespace %s does not exist", path),
+		return &SetupError{Err: err, Kind: ErrNoNetns, Problem: fmt.Sprintf("network namespace %s does not exist", path),
 			Fix: fmt.Sprintf("create it with `sudo ip netns add %s`", netns)}
 	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
 		return &SetupError{Err: err, Problem: fmt.Sprintf("the CAP_SYS_ADMIN privilege is missing to enter network namespace %s", path),

@@ -41,9 +41,8 @@ var DefaultBoardIP6 = netip.MustParsePrefix("2001:2:0:1::2/64")
 // Options for Run.
 type Options struct {
 	Sim sim.Options
-	// TAP is the interface name: attached if it exists (`ip tuntap add`),
-	// created otherwise ("" lets the kernel choose). A created one vanishes
-	// when Run returns.
+	// TAP is the interface name of a TAP made with `ip tuntap add`; one that
+	// does not exist is refused (ErrNoDevice).
 	TAP string
 	// Netns, when set, opens the TAP inside this network namespace (a name from
 	// `ip netns add`, or a path); the rest of the process stays where it is.

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 
 	"github.com/spf13/cobra"
@@ -108,9 +107,6 @@ func runTAP(e *env, so sim.Options) error {
 			return usagef("--ip6 %q: want an IPv6 address with prefix, e.g. 2001:2:0:1::2/64", f.ip6)
 		}
 	}
-	if err := tapExists(f.tap); err != nil {
-		return err
-	}
 	code, ctr, err := tap.Run(e.ctx, tap.Options{Sim: so, TAP: f.tap, BoardIP: ip, BoardIP6: ip6, CC: f.cc, PcapPath: f.pcap,
 		Iperf3Args: e.rest, Stdout: e.stdout, Stderr: e.stderr})
 	var se *tap.SetupError
@@ -128,15 +124,6 @@ func runTAP(e *env, so sim.Options) error {
 	}
 	if code != 0 {
 		return &exitCode{code}
-	}
-	return nil
-}
-
-// tapExists refuses a TAP device that is not there: mesonemu never creates
-// one (a mistyped name would make a new, unconfigured device), and says how.
-func tapExists(name string) error {
-	if _, err := net.InterfaceByName(name); err != nil {
-		return usagef("--tap: TAP device %s does not exist; create it first (as root): ip tuntap add dev %s mode tap user $(id -un) && ip link set %s up", name, name, name)
 	}
 	return nil
 }

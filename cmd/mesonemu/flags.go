@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
 	"os"
 	"runtime"
@@ -41,6 +43,8 @@ type flags struct {
 	payload, direction string
 	// TAP and capture
 	tap, ip, ip6, pcap string
+	// wire
+	boardTap, boardNetns, netns string
 	// compare, scan, eye
 	seeds, jobs int
 	png, svg    string
@@ -225,11 +229,17 @@ func (f *flags) check() error {
 		return usagef("--trace %q: the only trace is regs", f.trace)
 	}
 	if f.pcap != "" {
+		// Only a check: a file made here is removed again, so a refusal that
+		// comes later leaves nothing behind.
+		_, statErr := os.Stat(f.pcap)
 		fh, err := os.OpenFile(f.pcap, os.O_WRONLY|os.O_CREATE, 0o644)
 		if err != nil {
 			return usagef("--pcap: cannot write %s: %v", f.pcap, unwrapPath(err))
 		}
 		fh.Close()
+		if errors.Is(statErr, fs.ErrNotExist) {
+			_ = os.Remove(f.pcap)
+		}
 	}
 	if f.given("jobs") && (f.jobs < 1 || f.jobs > 1024) {
 		return usagef("--jobs %d: want 1..1024", f.jobs)

@@ -64,7 +64,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		// Flags that do not apply, and combinations that cannot be honoured.
 		{[]string{"--png", "x.png"}, "--png does not apply to the main job (run) (it applies to eye, scan)"},
 		{[]string{"compare", "--pcap", "c.pcapng"}, "--pcap does not apply to compare"},
-		{[]string{"linktest", "--tap", "t0"}, "--tap does not apply to linktest (it applies to iperf3)"},
+		{[]string{"linktest", "--tap", "t0"}, "--tap does not apply to linktest (it applies to iperf3, wire)"},
 		{[]string{"--tap", "t0", "compare"}, "--tap does not apply to compare"},
 		{[]string{"--tap", "t0", "linktest"}, "--tap does not apply to linktest"},
 		{[]string{"--tap", "t0", "scan", "--tcp"}, "--tap does not apply to scan"},
@@ -88,6 +88,15 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--counters", "--json"}, "--counters with --json"},
 		{[]string{"linktest", "--direction", "up"}, "direction"},
 		{[]string{"--", "clk"}, "unexpected argument \"clk\""},
+		// wire (issue 20): refused before anything is opened or booted.
+		{[]string{"wire"}, "wire needs the board-side TAP"},
+		{[]string{"wire", "--board-tap", "tb9"}, "wire needs the PC-side TAP"},
+		{[]string{"wire", "--board-tap", "tb9", "--tap", "tb9"}, "it is both the board-side and the PC-side TAP"},
+		{[]string{"wire", "--board-tap", "nosuchtap8", "--tap", "nosuchtap9"}, "ip tuntap add dev nosuchtap8 mode tap"},
+		{[]string{"wire", "--board-tap", "tb9", "--board-netns", "nosuchns9", "--tap", "tp9"}, "network namespace /var/run/netns/nosuchns9 does not exist"},
+		{[]string{"wire", "--board-tap", "tb9", "--tap", "tp9", "-c", "198.18.0.1"}, "unknown flag --c"},
+		{[]string{"wire", "--board-tap", "tb9", "--tap", "tp9", "--", "-c", "198.18.0.1"}, "unexpected argument \"-c\""},
+		{[]string{"wire", "--board-tap", "tb9", "--tap", "tp9", "--cc", "reno"}, "--cc does not apply to wire"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(c.args...)
