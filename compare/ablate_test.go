@@ -12,8 +12,8 @@ import (
 
 // TestAblateMovesTheNumbers switches three mechanisms off in turn with short
 // runs: the board's CPU is what holds the fixed driver near 778 Mbit/s,
-// gVisor's RACK-TLP without Linux's timer floor retransmits even on a clean
-// link, and PC interrupt moderation lengthens the path.
+// without RACK-TLP a lost retransmission costs a 200 ms timeout, and PC
+// interrupt moderation lengthens the path.
 func TestAblateMovesTheNumbers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("eight 2 s TCP runs; skipped with -short")
@@ -39,8 +39,9 @@ func TestAblateMovesTheNumbers(t *testing.T) {
 		t.Errorf("without the CPU cost the fixed driver gives %.1f Mbit/s, as it is %.1f: the CPU should be its limit",
 			cpu.ThroughputBps/1e6, none.ThroughputBps/1e6)
 	}
-	if rack := rows["board-rack/fixed"]; rack.Retransmits == 0 || rack.MeasuredFrameLoss != 0 {
-		t.Errorf("RACK-TLP on a clean link: %.0f retransmits, loss %.4f; want spurious retransmits and no loss", rack.Retransmits, rack.MeasuredFrameLoss)
+	if rack := rows["board-rack/pre-fix"]; rack.ThroughputBps > 0.9*prefix.ThroughputBps {
+		t.Errorf("pre-fix without RACK-TLP: %.1f Mbit/s, with it %.1f; want the timeouts to cost more than 10 %%",
+			rack.ThroughputBps/1e6, prefix.ThroughputBps/1e6)
 	}
 	if mod := rows["pc-moderation/pre-fix"]; mod.PathRTTMicros < prefix.PathRTTMicros+100 {
 		t.Errorf("250 us PC moderation: path RTT %.0f us, as it is %.0f us", mod.PathRTTMicros, prefix.PathRTTMicros)

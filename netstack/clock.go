@@ -6,6 +6,7 @@
 package netstack
 
 import (
+	"sync"
 	"time"
 
 	"gvisor.dev/gvisor/pkg/tcpip"
@@ -25,6 +26,11 @@ var Epoch = time.Date(2019, time.December, 26, 12, 0, 0, 0, time.UTC)
 type Clock struct {
 	m      *emu.Machine
 	settle func()
+	// strict makes NowMonotonic strictly increasing, 1 ns per reading within
+	// one virtual instant (a stack's clock; see strictNow).
+	strict bool
+	mu     sync.Mutex
+	next   emu.Time // the earliest the next strict reading may be
 }
 
 // NewClock makes a tcpip.Clock over the machine's virtual time.
@@ -37,12 +43,37 @@ func (c *Clock) Now() time.Time { return Epoch.Add(c.m.Now().Duration()) }
 
 // NowMonotonic implements tcpip.Clock.
 func (c *Clock) NowMonotonic() tcpip.MonotonicTime {
-	return tcpip.MonotonicTime{}.Add(c.m.Now().Duration())
+	if !c.strict {
+		return tcpip.MonotonicTime{}.Add(c.m.Now().Duration())
+	}
+	return tcpip.MonotonicTime{}.Add(c.strictNow(true).Duration())
+}
+
+// strictNow is a stack's monotonic time: virtual time, but never the same
+// reading twice. A host's clock advances between two transmissions, while the
+// virtual clock stands still through a whole burst, and gVisor's RACK breaks
+// ties between segments sent at one instant the wrong way round (rack.go
+// detectLoss takes a same-instant segment *after* the most recently delivered
+// one as sent before it), so it would mark the rest of a burst lost as soon
+// as its first segment is acknowledged. One nanosecond per reading keeps the
+// stack's order of events in its timestamps; readings are made by one
+// goroutine at a time (the barrier), so the run stays a function of the seed.
+// advance false reads without taking a nanosecond.
+func (c *Clock) strictNow(advance bool) emu.Time {
+	now := c.m.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !advance {
+		return max(now, c.next-1)
+	}
+	t := max(now, c.next)
+	c.next = t + 1
+	return t
 }
 
 // AfterFunc implements tcpip.Clock.
 func (c *Clock) AfterFunc(d time.Duration, f func()) tcpip.Timer {
-	t := &clockTimer{m: c.m}
+	t := &clockTimer{m: c.m, c: c}
 	t.ev = c.m.NewGuestEvent(func() {
 		f()
 		if c.settle != nil {
@@ -55,6 +86,7 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) tcpip.Timer {
 
 type clockTimer struct {
 	m  *emu.Machine
+	c  *Clock
 	ev *emu.Event // guarded by the machine lock
 }
 
@@ -69,7 +101,13 @@ func (t *clockTimer) Stop() bool {
 func (t *clockTimer) Reset(d time.Duration) {
 	t.m.Lock()
 	defer t.m.Unlock()
-	t.m.Schedule(t.ev, t.m.Now()+emu.Time(d))
+	at := t.m.Now()
+	if t.c.strict {
+		// From the stack's own reading, so that gVisor, looking at its
+		// clock when the timer fires, finds it due and does not re-arm it.
+		at = t.c.strictNow(false)
+	}
+	t.m.Schedule(t.ev, at+emu.Time(d))
 }
 
 // ToVirtual converts a time on the clock (Epoch-based) to virtual time; the

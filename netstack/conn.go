@@ -133,6 +133,12 @@ func (c *Conn) Read(b []byte) (int, error) {
 		}
 		sw := tcpip.SliceWriter(b)
 		res, terr := c.ep.Read(&sw, tcpip.ReadOptions{})
+		if res.Count > 0 {
+			// Receive buffer autotuning (tcp_moderate_rcvbuf) is driven by
+			// the reader in gVisor: without this call the window never
+			// grows past tcp_rmem's default (gonet makes it too).
+			c.ep.ModerateRecvBuf(res.Count)
+		}
 		c.h.settle()
 		switch terr.(type) {
 		case nil:

@@ -130,7 +130,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{Name: cfg.Name, m: cfg.Machine, addr: cfg.Addr, addr6: cfg.Addr6, mtu: cfg.MTU}
-	h.clock = &Clock{m: cfg.Machine, settle: h.settle}
+	h.clock = &Clock{m: cfg.Machine, settle: h.settle, strict: true}
 	rng := newLockedSource(cfg.Seeded)
 	protocols := []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol}
 	if cfg.Addr6.IsValid() {

@@ -40,9 +40,15 @@ func NewIdealWire(m *emu.Machine, rateMbps int, latency emu.Time, ring int) *Ide
 
 // Transmit implements FrameNIC.
 func (p *IdealPort) Transmit(frame []byte) error {
-	buf := append([]byte(nil), frame...)
 	p.m.Lock()
 	defer p.m.Unlock()
+	return p.sendLocked(frame)
+}
+
+// sendLocked is Transmit with the machine lock held. The port does not offer
+// it as link.LockedSender (a test wraps it for Linux's delayed ACKs).
+func (p *IdealPort) sendLocked(frame []byte) error {
+	buf := append([]byte(nil), frame...)
 	if p.inFlight >= p.ring {
 		p.full = true
 		return ErrBusy

@@ -14,12 +14,14 @@ import (
 type TCPConfig struct {
 	// SACK: net.ipv4.tcp_sack (1).
 	SACK bool
-	// RACK turns on gVisor's RACK-TLP loss detection (Linux: tcp_recovery 1 and
-	// tcp_early_retrans 3, both on). LinuxTCP leaves it off: gVisor arms the
-	// tail loss probe at 2·SRTT with no floor where Linux adds TCP_TIMEOUT_MIN
-	// (2 jiffies), so on a ~100 µs LAN round trip it retransmits spuriously
-	// where Linux would not. Without it a host recovers by SACK and duplicate
-	// ACKs (RFC 6675) and the RTO, as Linux does for real losses.
+	// RACK: gVisor's RACK-TLP loss detection (Linux: tcp_recovery 1 and
+	// tcp_early_retrans 3, both on). It finds a lost retransmission after
+	// about one round trip where SACK and duplicate ACKs alone (RFC 6675)
+	// wait for the 200 ms RTO. Faithful on the engine only with the stack
+	// clock's distinct readings (Clock.strictNow). gVisor's probe timeout is
+	// 2·SRTT with SRTT floored at 1 ms (snd.go MinSRTT), where v5.5 adds
+	// TCP_TIMEOUT_MIN (2 jiffies) to 2·srtt: a shorter probe, which fires
+	// only at a tail (docs/tcp.md).
 	RACK bool
 	// MinRTO and MaxRTO: TCP_RTO_MIN (200 ms) and TCP_RTO_MAX (120 s).
 	MinRTO, MaxRTO time.Duration
@@ -33,8 +35,7 @@ type TCPConfig struct {
 // BufferRange is a socket buffer's min, default and max in bytes.
 type BufferRange struct{ Min, Default, Max int }
 
-// LinuxTCP is Linux v5.5's TCP where gVisor has the knob. Three departures:
-//   - RACK-TLP is off (see TCPConfig.RACK); compare --ablate measures it on.
+// LinuxTCP is Linux v5.5's TCP where gVisor has the knob. Departures:
 //   - The send buffer starts at its 4 MiB maximum: Linux's tcp_wmem default
 //     is 16 KiB and autotuning grows it to the maximum in a bulk transfer, but
 //     gVisor's send buffer never grows by itself.
@@ -46,6 +47,7 @@ type BufferRange struct{ Min, Default, Max int }
 func LinuxTCP() TCPConfig {
 	return TCPConfig{
 		SACK:                  true,
+		RACK:                  true,
 		MinRTO:                200 * time.Millisecond,
 		MaxRTO:                120 * time.Second,
 		SendBuffer:            BufferRange{Min: 4096, Default: 4 << 20, Max: 4 << 20},

@@ -54,8 +54,8 @@ var Ablations = []Ablation{
 				o.FarEnd.RxDelay = pcModerationAlt
 			}
 		}},
-	{Name: "board-rack", What: "board TCP with RACK-TLP (Linux's tcp_recovery 1, tcp_early_retrans 3) instead of SACK/dupACK recovery",
-		board: boardTCP(func(c *netstack.TCPConfig) { c.RACK = true })},
+	{Name: "board-rack", What: "board TCP without RACK-TLP (tcp_recovery 0): a lost retransmission waits for the RTO",
+		board: boardTCP(func(c *netstack.TCPConfig) { c.RACK = false })},
 	{Name: "board-sack", What: "board TCP without SACK (tcp_sack 0: NewReno recovery)",
 		board: boardTCP(func(c *netstack.TCPConfig) { c.SACK = false })},
 	{Name: "board-rto", What: "board TCP min RTO 1 s (RFC 6298 2.4) instead of Linux's TCP_RTO_MIN 200 ms",
