@@ -24,8 +24,10 @@ var meson8DWMAC = DWMAC{
 	CSRClockHz: 159_375_000,
 	CSRClockSource: "Amlogic Meson8 boot firmware: HHI_MPEG_CLK_CNTL = fclk_div4 / 4; " +
 		"Odroid-C1 (Meson8b) loader UNCONFIRMED",
-	RIWTRestart: false,
-	RIWTSource: "UNCONFIRMED: the databook's \"triggered with the programmed value after the Rx DMA " +
-		"completes the transfer of a frame\" reads either way; the first-frame reading is kept " +
-		"until the PC's receive window grows as Linux's does (docs/latency.md)",
+	RIWTRestart: true,
+	RIWTSource: "UNCONFIRMED, the evidence leans this way: the databook's \"triggered with the programmed " +
+		"value after the Rx DMA completes the transfer of a frame for which RI is not set\" read literally " +
+		"(every such frame), Renode's model of the same IP reloads on every frame, and the real fixed " +
+		"run's 609 KB cwnd needs ~2.4 ms unacknowledged, which a first-frame watchdog cannot give " +
+		"(docs/latency.md)",
 }
