@@ -43,8 +43,9 @@ drv, txd, inproc, wire, ip = sys.argv[1:]
 m = json.load(open(inproc))["mesonemu"]
 loss = m["measured_frame_loss"]
 k = m["throughput_bps"] / 1e6 * m["path_srtt_us"] / 1000 * math.sqrt(loss)
+ks = f"{k:.1f}" if loss else "-"
 print(f"| {drv}, {txd} ns | in-process (gVisor) | {m['throughput_bps']/1e6:.1f} | {m['retransmits']} | "
-      f"{m['path_srtt_us']/1000:.3f} | {loss*100:.3f} % | {k:.1f} | none (virtual time) |")
+      f"{m['path_srtt_us']/1000:.3f} | {loss*100:.3f} % | {ks} | none (virtual time) |")
 w = json.load(open(wire))
 c = {(x["where"], x["name"]): x["value"] for x in w["counters"]}
 crc = next(v for (where, name), v in c.items() if name == "rx_crc_errors" and where.startswith("pc"))
@@ -54,8 +55,8 @@ mbps = r["sum_received"]["bits_per_second"] / 1e6
 retr = r["sum_sent"]["retransmits"]
 snd = r["streams"][0]["sender"]
 srtt = snd["mean_rtt"] / 1000
-k = mbps * srtt * math.sqrt(crc / tx) if tx else 0
+ks = f"{mbps * srtt * math.sqrt(crc / tx):.1f}" if tx and crc else "-"
 print(f"| {drv}, {txd} ns | Linux via `wire` | {mbps:.1f} | {retr} | {srtt:.3f} ({snd['min_rtt']/1000:.3f}) | "
-      f"{crc} / {tx} = {100*crc/tx:.3f} % | {k:.1f} | {w['clock_lag_ns']/1e6:.0f} ms |")
+      f"{crc} / {tx} = {100*crc/tx:.3f} % | {ks} | {w['clock_lag_ns']/1e6:.0f} ms |")
 EOF
 done
