@@ -27,7 +27,10 @@ var tosCases = []struct {
 // TCP payload seen on them.
 func wireTOS(t *testing.T, pcap string) (byTOS map[int]int, ctrlTOS map[int]int, mss int) {
 	t.Helper()
-	out, err := exec.Command("tshark", "-r", pcap, "-Y", "ip", "-T", "fields", "-E", "separator=,",
+	// Bounded: tshark once hung here for minutes on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "tshark", "-r", pcap, "-Y", "ip", "-T", "fields", "-E", "separator=,",
 		"-e", "ip.dsfield", "-e", "tcp.stream", "-e", "tcp.len", "-e", "udp.length").Output()
 	if err != nil {
 		t.Fatalf("tshark: %v", err)
