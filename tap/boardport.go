@@ -6,7 +6,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"mesonemu/emu"
 	"mesonemu/netstack"
@@ -36,7 +35,7 @@ type BoardPort struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 
-	tapRead, tooLong, runt, readErrors          atomic.Uint64
+	in                                          hostReader
 	written, writerBusy, writeErrors, unwritten atomic.Uint64
 	heldAtClose                                 atomic.Uint64
 
@@ -130,37 +129,7 @@ func (p *BoardPort) writeLoop() {
 
 func (p *BoardPort) readLoop() {
 	defer p.wg.Done()
-	buf := make([]byte, readBufLen)
-	failures := 0
-	for {
-		n, err := p.port.Read(buf)
-		if err != nil {
-			if p.closed() || errors.Is(err, os.ErrClosed) || errors.Is(err, io.EOF) {
-				return
-			}
-			p.readErrors.Add(1)
-			if failures++; failures > 100 {
-				return // the device is gone
-			}
-			select {
-			case <-p.done:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-			continue
-		}
-		failures = 0
-		p.tapRead.Add(1)
-		switch {
-		case n > MaxFrameLen:
-			p.tooLong.Add(1)
-		case n < MinFrameLen:
-			p.runt.Add(1)
-		default:
-			f := append([]byte(nil), buf[:n]...)
-			p.m.Inject(func() { p.enqueue(f) })
-		}
-	}
+	p.in.loop(p.port, p.done, func(f []byte) { p.m.Inject(func() { p.enqueue(f) }) })
 }
 
 // enqueue is dev_queue_xmit on the board (guest context): the frame joins the
@@ -177,15 +146,6 @@ func (p *BoardPort) enqueue(frame []byte) {
 		p.qdiscFull++ // closed under us
 	default:
 		p.toQdisc++
-	}
-}
-
-func (p *BoardPort) closed() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
 	}
 }
 
@@ -208,7 +168,7 @@ func (p *BoardPort) Close() error {
 		// the qdisc has counted is still an event the machine never ran.
 		p.acct.Lock()
 		p.final = true
-		p.notTaken = p.tapRead.Load() - p.tooLong.Load() - p.runt.Load() - p.qdiscFull - p.toQdisc
+		p.notTaken = p.in.tapRead.Load() - p.in.tooLong.Load() - p.in.runt.Load() - p.qdiscFull - p.toQdisc
 		p.acct.Unlock()
 	})
 	return err
@@ -222,9 +182,9 @@ func (p *BoardPort) Counters() BoardPortCounters {
 	full, queued, notTaken := p.qdiscFull, p.toQdisc, p.notTaken
 	p.acct.Unlock()
 	return BoardPortCounters{
-		TapRead: p.tapRead.Load(), TooLong: p.tooLong.Load(), Runt: p.runt.Load(), QdiscFull: full,
+		TapRead: p.in.tapRead.Load(), TooLong: p.in.tooLong.Load(), Runt: p.in.runt.Load(), QdiscFull: full,
 		ToQdisc: queued, NotTaken: notTaken, DriverTook: sn.TxSent, DriverRefused: sn.TxErrors + p.qdisc.Errors(),
-		HeldAtClose: p.heldAtClose.Load(), ReadErrors: p.readErrors.Load(),
+		HeldAtClose: p.heldAtClose.Load(), ReadErrors: p.in.readErrors.Load(),
 		RxQueued: sn.RxQueued, RxBacklogDrops: sn.RxBacklogDrops, RxRunt: sn.RxRunt, RxDelivered: sn.RxDelivered,
 		RxLeftInBacklog: uint64(backlog),
 		WrittenToTAP:    p.written.Load(), WriterBusy: p.writerBusy.Load(), WriteErrors: p.writeErrors.Load(), Unwritten: p.unwritten.Load(),

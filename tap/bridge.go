@@ -52,8 +52,9 @@ type Bridge struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 
-	tapRead, sentToBoard, tooLong, runt, queueFull, sendErrors, readErrors atomic.Uint64
-	fromBoard, written, writerBusy, writeErrors, unwritten                 atomic.Uint64
+	in                                                     hostReader
+	sentToBoard, queueFull, sendErrors                     atomic.Uint64
+	fromBoard, written, writerBusy, writeErrors, unwritten atomic.Uint64
 
 	// acct orders each host frame's fate against Close: a frame whose offer
 	// had not ended when Close settled the books (the machine had stopped
@@ -122,45 +123,13 @@ func (b *Bridge) writeLoop() {
 
 func (b *Bridge) readLoop() {
 	defer b.wg.Done()
-	buf := make([]byte, readBufLen)
-	failures := 0
-	for {
-		n, err := b.port.Read(buf)
-		if err != nil {
-			if b.closed() || errors.Is(err, os.ErrClosed) || errors.Is(err, io.EOF) {
-				return
-			}
-			b.readErrors.Add(1)
-			// A device that keeps failing is gone; back off, then give up
-			// rather than spin.
-			if failures++; failures > 100 {
-				return
-			}
-			select {
-			case <-b.done:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-			continue
-		}
-		failures = 0
-		b.tapRead.Add(1)
-		switch {
-		case n > MaxFrameLen:
-			b.tooLong.Add(1)
-		case n < MinFrameLen:
-			b.runt.Add(1)
-		default:
-			b.send(buf[:n])
-		}
-	}
+	b.in.loop(b.port, b.done, b.send)
 }
 
 // send hands one host frame to the machine: it enters as an event at the
 // virtual time it arrived (emu.Inject), where offer gives it to the NIC.
 func (b *Bridge) send(frame []byte) {
-	f := append([]byte(nil), frame...)
-	b.m.Inject(func() { b.offer(f, 0) })
+	b.m.Inject(func() { b.offer(frame, 0) })
 }
 
 // offer gives a frame to the NIC (guest context on the machine's loop),
@@ -190,14 +159,7 @@ func (b *Bridge) offer(frame []byte, waited time.Duration) {
 	}
 }
 
-func (b *Bridge) closed() bool {
-	select {
-	case <-b.done:
-		return true
-	default:
-		return false
-	}
-}
+func (b *Bridge) closed() bool { return isClosed(b.done) }
 
 // Close detaches the NIC, closes the port (which wakes the reader), waits for
 // both goroutines and counts frames left in the writer queue as unwritten.
@@ -220,7 +182,7 @@ func (b *Bridge) Close() error {
 		// an offer still waiting in the machine's queue.
 		b.acct.Lock()
 		b.final = true
-		b.notOffered = b.tapRead.Load() - b.sentToBoard.Load() - b.tooLong.Load() - b.runt.Load() -
+		b.notOffered = b.in.tapRead.Load() - b.sentToBoard.Load() - b.in.tooLong.Load() - b.in.runt.Load() -
 			b.queueFull.Load() - b.sendErrors.Load()
 		b.acct.Unlock()
 	})
@@ -236,8 +198,8 @@ func (b *Bridge) notOfferedCount() uint64 {
 // Counters reads the bridge's counters (Wire is left zero).
 func (b *Bridge) Counters() Counters {
 	return Counters{
-		TapRead: b.tapRead.Load(), SentToBoard: b.sentToBoard.Load(), TooLong: b.tooLong.Load(), Runt: b.runt.Load(),
-		QueueFull: b.queueFull.Load(), SendErrors: b.sendErrors.Load(), ReadErrors: b.readErrors.Load(),
+		TapRead: b.in.tapRead.Load(), SentToBoard: b.sentToBoard.Load(), TooLong: b.in.tooLong.Load(), Runt: b.in.runt.Load(),
+		QueueFull: b.queueFull.Load(), SendErrors: b.sendErrors.Load(), ReadErrors: b.in.readErrors.Load(),
 		NotOffered: b.notOfferedCount(),
 		FromBoard:  b.fromBoard.Load(), WrittenToHost: b.written.Load(), WriterBusy: b.writerBusy.Load(),
 		WriteErrors: b.writeErrors.Load(), Unwritten: b.unwritten.Load(),

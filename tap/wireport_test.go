@@ -204,9 +204,9 @@ func TestFramesReadWhenTheMachineStopsAreCounted(t *testing.T) {
 		boardLinux.in <- ipv4Frame(1514, 1, 2, i)
 		pcLinux.in <- ipv4Frame(60, 2, 1, i)
 	}
-	for deadline := time.Now().Add(5 * time.Second); port.tapRead.Load()+bridge.tapRead.Load() < 2*n; {
+	for deadline := time.Now().Add(5 * time.Second); port.in.tapRead.Load()+bridge.in.tapRead.Load() < 2*n; {
 		if time.Now().After(deadline) {
-			t.Fatalf("read %d and %d frames of %d", port.tapRead.Load(), bridge.tapRead.Load(), n)
+			t.Fatalf("read %d and %d frames of %d", port.in.tapRead.Load(), bridge.in.tapRead.Load(), n)
 		}
 		time.Sleep(time.Millisecond)
 	}
