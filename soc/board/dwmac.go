@@ -24,10 +24,9 @@ var meson8DWMAC = DWMAC{
 	CSRClockHz: 159_375_000,
 	CSRClockSource: "Amlogic Meson8 boot firmware: HHI_MPEG_CLK_CNTL = fclk_div4 / 4; " +
 		"Odroid-C1 (Meson8b) loader UNCONFIRMED",
-	RIWTRestart: true,
-	RIWTSource: "UNCONFIRMED, the evidence leans this way: the databook's \"triggered with the programmed " +
-		"value after the Rx DMA completes the transfer of a frame for which RI is not set\" read literally " +
-		"(every such frame), Renode's model of the same IP reloads on every frame, and the real fixed " +
-		"run's 609 KB cwnd needs ~2.4 ms unacknowledged, which a first-frame watchdog cannot give " +
-		"(docs/latency.md)",
+	RIWTRestart: false,
+	RIWTSource: "UNCONFIRMED: the databook's \"triggered with the programmed value after the Rx DMA " +
+		"completes the transfer of a frame\" reads either way; the reload reading starves the RX ring " +
+		"under a sustained line-rate stream (linktest: 7500 of 200000 frames rx_missed on the fixed " +
+		"board), which \"receiving always worked\" argues against (docs/latency.md)",
 }
