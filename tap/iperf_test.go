@@ -98,10 +98,11 @@ func (r *boardRun) check(t *testing.T) {
 
 // maxClockLag bounds how late the board's engine may run an event against the
 // wall clock. At full rate the board's stack costs close to a wall second per
-// virtual second, so on a busy 2-core host events run tens of ms late at times
-// (65 ms seen); at 100 ms the host kernel's TCP (RTO at least 200 ms) would
-// start to notice a board that fell behind.
-const maxClockLag = 100 * time.Millisecond
+// virtual second, so on a 2-core host events run tens of ms late at times (65
+// ms seen; 114 ms on a quiet host once issue 23's TCP let the board's window
+// grow); below 200 ms the host kernel's TCP (RTO at least 200 ms) cannot yet
+// mistake a board that fell behind for a lost segment.
+const maxClockLag = 150 * time.Millisecond
 
 func checkClock(t *testing.T, c *Counters) {
 	t.Helper()
