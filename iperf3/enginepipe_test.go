@@ -29,12 +29,20 @@ const (
 type pipeDir struct {
 	mu      sync.Mutex
 	data    []byte
-	shut    bool // the writing end closed: reads drain then EOF
-	gone    bool // the reading end closed: writes fail
-	readers coop.Waker
-	writers coop.Waker
-	paced   coop.Waker // the writer, sleeping off its bytes' time
+	shut    bool         // the writing end closed: reads drain then EOF
+	gone    bool         // the reading end closed: writes fail
+	readers coop.Waker   // the one reading activity
+	writers []coop.Waker // writers waiting for room (a peer may write from several activities)
+	sched   coop.Sched
 	clock   tcpip.Clock
+}
+
+// wakeWriters releases every writer waiting for room; d.mu held.
+func (d *pipeDir) wakeWriters() {
+	for _, w := range d.writers {
+		w.Wake()
+	}
+	d.writers = nil
 }
 
 // deadline is one end's read or write deadline on the clock.
@@ -86,8 +94,8 @@ type enginePipe struct {
 
 // newEnginePipe returns two connected ends whose blocking calls go through s.
 func newEnginePipe(s coop.Sched, clock tcpip.Clock) (net.Conn, net.Conn) {
-	ab := &pipeDir{readers: s.NewWaker(), writers: s.NewWaker(), paced: s.NewWaker(), clock: clock}
-	ba := &pipeDir{readers: s.NewWaker(), writers: s.NewWaker(), paced: s.NewWaker(), clock: clock}
+	ab := &pipeDir{readers: s.NewWaker(), sched: s, clock: clock}
+	ba := &pipeDir{readers: s.NewWaker(), sched: s, clock: clock}
 	a := &enginePipe{in: ba, out: ab, rdl: &deadline{clock: clock}, wdl: &deadline{clock: clock}, local: pipeAddr{}, remotea: pipeAddr{}}
 	b := &enginePipe{in: ab, out: ba, rdl: &deadline{clock: clock}, wdl: &deadline{clock: clock}, local: pipeAddr{}, remotea: pipeAddr{}}
 	return a, b
@@ -104,8 +112,8 @@ func (p *enginePipe) Read(b []byte) (int, error) {
 		case len(d.data) > 0:
 			n := copy(b, d.data)
 			d.data = d.data[n:]
+			d.wakeWriters()
 			d.mu.Unlock()
-			d.writers.Wake()
 			return n, nil
 		case d.shut:
 			d.mu.Unlock()
@@ -137,17 +145,21 @@ func (p *enginePipe) Write(b []byte) (int, error) {
 		k := min(len(b)-n, pipeBufSize-len(d.data))
 		d.data = append(d.data, b[n:n+k]...)
 		n += k
+		w := d.sched.NewWaker()
+		if k == 0 {
+			d.writers = append(d.writers, w)
+		}
 		d.mu.Unlock()
 		if k > 0 {
 			d.readers.Wake()
-			d.clock.AfterFunc(time.Duration(float64(k)*8/pipeRate*float64(time.Second)), d.paced.Wake)
-			d.paced.Wait()
+			d.clock.AfterFunc(time.Duration(float64(k)*8/pipeRate*float64(time.Second)), w.Wake)
+			w.Wait()
 			continue
 		}
 		if p.wdl.passed() {
 			return n, os.ErrDeadlineExceeded
 		}
-		d.writers.Wait()
+		w.Wait()
 	}
 }
 
@@ -162,9 +174,9 @@ func (p *enginePipe) Close() error {
 			} else {
 				d.shut = true
 			}
+			d.wakeWriters()
 			d.mu.Unlock()
 			d.readers.Wake()
-			d.writers.Wake()
 		}
 	})
 	return nil
@@ -184,7 +196,11 @@ func (p *enginePipe) SetReadDeadline(t time.Time) error {
 }
 
 func (p *enginePipe) SetWriteDeadline(t time.Time) error {
-	p.wdl.set(t, p.out.writers.Wake)
+	p.wdl.set(t, func() {
+		p.out.mu.Lock()
+		defer p.out.mu.Unlock()
+		p.out.wakeWriters()
+	})
 	return nil
 }
 
