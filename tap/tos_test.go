@@ -27,10 +27,15 @@ var tosCases = []struct {
 // TCP payload seen on them.
 func wireTOS(t *testing.T, pcap string) (byTOS map[int]int, ctrlTOS map[int]int, mss int) {
 	t.Helper()
-	// Bounded: tshark once hung here for minutes on a loaded machine.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// A second of full-rate TCP is ~100k frames: tshark's TCP analysis and
+	// reassembly (not needed for these fields) and name resolution are off, so
+	// it reads them in seconds; bounded all the same (it took over a minute
+	// with them on, on a loaded machine).
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "tshark", "-r", pcap, "-Y", "ip", "-T", "fields", "-E", "separator=,",
+	out, err := exec.CommandContext(ctx, "tshark", "-n", "-r", pcap,
+		"-o", "tcp.analyze_sequence_numbers:FALSE", "-o", "tcp.desegment_tcp_streams:FALSE",
+		"-Y", "ip", "-T", "fields", "-E", "separator=,",
 		"-e", "ip.dsfield", "-e", "tcp.stream", "-e", "tcp.len", "-e", "udp.length").Output()
 	if err != nil {
 		t.Fatalf("tshark: %v", err)
