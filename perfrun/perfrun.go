@@ -55,11 +55,7 @@ var (
 )
 
 // Counter is one named counter of the link report.
-type Counter struct {
-	Where string `json:"where"`
-	Name  string `json:"name"`
-	Value uint64 `json:"value"`
-}
+type Counter = sim.Counter
 
 // Report is what a run found besides iperf3's own result.
 type Report struct {

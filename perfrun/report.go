@@ -57,31 +57,31 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
 	var out []Counter
 	if st, err := s.Guest.MAC.Stats(); err == nil {
 		for _, c := range st {
-			if c.Value != 0 || keyCounter[c.Name] {
-				out = append(out, Counter{"board eth0 (stmmac)", c.Name, c.Value})
+			if c.Value != 0 || stmmaceth.AlwaysListed(c.Name) {
+				out = append(out, Counter{Where: "board eth0 (stmmac)", Name: c.Name, Value: c.Value})
 			}
 		}
 	}
 	for _, c := range s.Hardware().FarEnd().Stats().Counters() {
-		out = append(out, Counter{"pc nic", c.Name, c.Value})
+		out = append(out, Counter{Where: "pc nic", Name: c.Name, Value: c.Value})
 	}
 	acks := pc.EP.AckStats()
 	out = append(out,
-		Counter{"pc delayed ack", "acks_superseded", acks.Superseded},
-		Counter{"pc delayed ack", "acks_sent_by_timer", acks.Delayed},
-		Counter{"pc delayed ack", "acks_held_at_end", acks.HeldAtEnd})
+		Counter{Where: "pc delayed ack", Name: "acks_superseded", Value: acks.Superseded},
+		Counter{Where: "pc delayed ack", Name: "acks_sent_by_timer", Value: acks.Delayed},
+		Counter{Where: "pc delayed ack", Name: "acks_held_at_end", Value: acks.HeldAtEnd})
 	path := s.Hardware().Path()
 	out = append(out, []Counter{
-		{"rgmii wire", "tx_frames", path.TxFromMAC},
-		{"rgmii wire", "tx_damaged", path.TxWireDamaged},
-		{"rgmii wire", "tx_no_clock", path.TxNoClock},
-		{"rgmii wire", "tx_no_link", path.TxNoLink},
-		{"rgmii wire", "tx_bad_timing", path.TxBadTiming},
-		{"rgmii wire", "rx_frames", path.RxFromFarEnd},
-		{"rgmii wire", "rx_no_link", path.RxNoLink},
-		{"rgmii wire", "rx_bad_timing", path.RxBadTiming},
-		{"rgmii wire", "rx_damaged", path.RxWireDamaged},
-		{"rgmii wire", "rx_sfd_lost", path.RxSFDLost},
+		{Where: "rgmii wire", Name: "tx_frames", Value: path.TxFromMAC},
+		{Where: "rgmii wire", Name: "tx_damaged", Value: path.TxWireDamaged},
+		{Where: "rgmii wire", Name: "tx_no_clock", Value: path.TxNoClock},
+		{Where: "rgmii wire", Name: "tx_no_link", Value: path.TxNoLink},
+		{Where: "rgmii wire", Name: "tx_bad_timing", Value: path.TxBadTiming},
+		{Where: "rgmii wire", Name: "rx_frames", Value: path.RxFromFarEnd},
+		{Where: "rgmii wire", Name: "rx_no_link", Value: path.RxNoLink},
+		{Where: "rgmii wire", Name: "rx_bad_timing", Value: path.RxBadTiming},
+		{Where: "rgmii wire", Name: "rx_damaged", Value: path.RxWireDamaged},
+		{Where: "rgmii wire", Name: "rx_sfd_lost", Value: path.RxSFDLost},
 	}...)
 	for _, h := range []*netstack.Host{board, pc} {
 		tcp := h.Stack.Stats().TCP
@@ -102,20 +102,19 @@ func collectCounters(s *sim.Sim, board, pc *netstack.Host) []Counter {
 			{"tcp_invalid_segments", tcp.InvalidSegmentsReceived.Value()},
 			{"tcp_valid_segments", tcp.ValidSegmentsReceived.Value()},
 		} {
-			out = append(out, Counter{h.Name + " tcp", c.name, c.v})
+			out = append(out, Counter{Where: h.Name + " tcp", Name: c.name, Value: c.v})
 		}
 		st := h.EP.Stats()
 		out = append(out,
-			Counter{h.Name + " qdisc", "tx_queued", st.TxQueued},
-			Counter{h.Name + " qdisc", "tx_dropped_at_close", st.TxDroppedAtClose},
-			Counter{h.Name + " qdisc", "tsq_throttled", h.EP.SmallQueueStats().Waits},
-			Counter{h.Name + " backlog", "rx_backlog_drops", st.RxBacklogDrops})
+			Counter{Where: h.Name + " qdisc", Name: "tx_queued", Value: st.TxQueued},
+			Counter{Where: h.Name + " qdisc", Name: "tx_dropped_at_close", Value: st.TxDroppedAtClose},
+			Counter{Where: h.Name + " qdisc", Name: "tsq_throttled", Value: h.EP.SmallQueueStats().Waits},
+			Counter{Where: h.Name + " backlog", Name: "rx_backlog_drops", Value: st.RxBacklogDrops})
 	}
 	return out
 }
 
 // keyCounter names driver counters printed even when zero.
-var keyCounter = map[string]bool{"rx_crc_errors": true, "rx_missed_cntr": true, "tx_pkt_n": true, "rx_pkt_n": true}
 
 // Commit is one of the real board's measurements in the fix's commit message.
 type Commit struct {
@@ -228,15 +227,7 @@ func writeSummary(w io.Writer, r *Report, o Options) {
 
 // writeCounters lists every counter and what TCP made of the losses.
 func writeCounters(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "\nLink counters (ethtool -S style):\n")
-	last := ""
-	for _, c := range r.Counters {
-		if c.Where != last {
-			fmt.Fprintf(w, "  %s:\n", c.Where)
-			last = c.Where
-		}
-		fmt.Fprintf(w, "    %-28s %d\n", c.Name, c.Value)
-	}
+	sim.WriteCounters(w, r.Counters)
 	fmt.Fprintf(w, "\nTCP: %d of the dropped segments never crossed again (in flight at the end)\n", r.LostNeverResent)
 	if r.PathRTTFromTCPInfo {
 		fmt.Fprintf(w, "     sender's mean RTT %.0f us (tcp_info; TCP Small Queues off)\n", r.PathSRTTMicros)

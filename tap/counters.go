@@ -1,6 +1,10 @@
 package tap
 
-import "time"
+import (
+	"time"
+
+	"mesonemu/sim"
+)
 
 // Counters account for every frame the bridge handled, so that
 //
@@ -56,37 +60,33 @@ type WireCounters struct {
 func (w WireCounters) CRCErrors() uint64 { return w.FarEndCRCErrors + w.BoardCRCErrors }
 
 // Counter is one named counter for printing.
-type Counter struct {
-	Where string `json:"where"`
-	Name  string `json:"name"`
-	Value uint64 `json:"value"`
-}
+type Counter = sim.Counter
 
 // List names the counters in a fixed order, grouped by where they count.
 func (c Counters) List() []Counter {
 	const h2b, b2h, wire = "tap bridge host->board", "tap bridge board->host", "wire"
 	return []Counter{
-		{h2b, "tap_read", c.TapRead},
-		{h2b, "sent_to_board", c.SentToBoard},
-		{h2b, "drop_too_long", c.TooLong},
-		{h2b, "drop_runt", c.Runt},
-		{h2b, "drop_queue_full", c.QueueFull},
-		{h2b, "drop_send_error", c.SendErrors},
-		{h2b, "drop_machine_stopped", c.NotOffered},
-		{h2b, "read_errors", c.ReadErrors},
-		{b2h, "from_board", c.FromBoard},
-		{b2h, "written_to_host", c.WrittenToHost},
-		{b2h, "drop_writer_busy", c.WriterBusy},
-		{b2h, "drop_write_error", c.WriteErrors},
-		{b2h, "drop_unwritten", c.Unwritten},
-		{wire, "tx_wire_damaged", c.Wire.TxDamaged},
-		{wire, "far_end_rx_crc_errors", c.Wire.FarEndCRCErrors},
-		{wire, "far_end_rx_align_errors", c.Wire.FarEndAlignError},
-		{wire, "rx_wire_damaged", c.Wire.RxDamaged},
-		{wire, "board_rx_crc_errors", c.Wire.BoardCRCErrors},
-		{wire, "board_rx_sfd_lost", c.Wire.BoardSFDLost},
-		{wire, "pcap_frames", c.Wire.PcapFrames},
-		{wire, "pcap_bad_fcs", c.Wire.PcapBadFCS},
-		{wire, "pcap_sfd_errors", c.Wire.PcapSFDErrors},
+		{Where: h2b, Name: "tap_read", Value: c.TapRead},
+		{Where: h2b, Name: "sent_to_board", Value: c.SentToBoard},
+		{Where: h2b, Name: "drop_too_long", Value: c.TooLong},
+		{Where: h2b, Name: "drop_runt", Value: c.Runt},
+		{Where: h2b, Name: "drop_queue_full", Value: c.QueueFull},
+		{Where: h2b, Name: "drop_send_error", Value: c.SendErrors},
+		{Where: h2b, Name: "drop_machine_stopped", Value: c.NotOffered},
+		{Where: h2b, Name: "read_errors", Value: c.ReadErrors},
+		{Where: b2h, Name: "from_board", Value: c.FromBoard},
+		{Where: b2h, Name: "written_to_host", Value: c.WrittenToHost},
+		{Where: b2h, Name: "drop_writer_busy", Value: c.WriterBusy},
+		{Where: b2h, Name: "drop_write_error", Value: c.WriteErrors},
+		{Where: b2h, Name: "drop_unwritten", Value: c.Unwritten},
+		{Where: wire, Name: "tx_wire_damaged", Value: c.Wire.TxDamaged},
+		{Where: wire, Name: "far_end_rx_crc_errors", Value: c.Wire.FarEndCRCErrors},
+		{Where: wire, Name: "far_end_rx_align_errors", Value: c.Wire.FarEndAlignError},
+		{Where: wire, Name: "rx_wire_damaged", Value: c.Wire.RxDamaged},
+		{Where: wire, Name: "board_rx_crc_errors", Value: c.Wire.BoardCRCErrors},
+		{Where: wire, Name: "board_rx_sfd_lost", Value: c.Wire.BoardSFDLost},
+		{Where: wire, Name: "pcap_frames", Value: c.Wire.PcapFrames},
+		{Where: wire, Name: "pcap_bad_fcs", Value: c.Wire.PcapBadFCS},
+		{Where: wire, Name: "pcap_sfd_errors", Value: c.Wire.PcapSFDErrors},
 	}
 }

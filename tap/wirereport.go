@@ -64,7 +64,7 @@ func (r wireRaw) list(boardTAP, pcTAP string) []Counter {
 		"drop_qdisc_full", p.QdiscFull, "drop_machine_stopped", p.NotTaken, "to_qdisc", p.ToQdisc, "driver_took", p.DriverTook,
 		"driver_refused", p.DriverRefused, "held_at_close", p.HeldAtClose, "read_errors", p.ReadErrors)
 	for _, c := range r.ethtool {
-		if c.Value != 0 || keyStat[c.Name] {
+		if c.Value != 0 || stmmaceth.AlwaysListed(c.Name) {
 			add("board eth0 (stmmac)", c.Name, c.Value)
 		}
 	}
@@ -98,9 +98,6 @@ func (r wireRaw) list(boardTAP, pcTAP string) []Counter {
 	}
 	return out
 }
-
-// keyStat names driver counters listed even when zero.
-var keyStat = map[string]bool{"rx_crc_errors": true, "rx_missed_cntr": true, "tx_pkt_n": true, "rx_pkt_n": true}
 
 // Counter returns the value of the counter where/name (false if absent).
 func (r *WireReport) Counter(where, name string) (uint64, bool) {
@@ -155,15 +152,7 @@ func (r *WireReport) WriteText(w io.Writer) {
 		r.Board, r.Driver, r.TxDelayNs, r.PhyMode, r.Seed)
 	fmt.Fprintf(w, "carried %.1f s of wall time; the board's clock ran at most %v late\n",
 		r.WallSeconds, time.Duration(r.ClockLagNs).Round(time.Microsecond))
-	fmt.Fprintf(w, "\nLink counters (ethtool -S style):\n")
-	last := ""
-	for _, c := range r.Counters {
-		if c.Where != last {
-			fmt.Fprintf(w, "  %s:\n", c.Where)
-			last = c.Where
-		}
-		fmt.Fprintf(w, "    %-28s %d\n", c.Name, c.Value)
-	}
+	sim.WriteCounters(w, r.Counters)
 	tx, crc := r.raw.path.TxFromMAC, r.raw.farEnd.RxCRCErrors
 	loss := 0.0
 	if tx > 0 {

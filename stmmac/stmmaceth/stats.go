@@ -298,3 +298,13 @@ func (d *Driver) readMissedFrames() error {
 	d.ctr.net[nRxMissedErrors].Add(missed)
 	return nil
 }
+
+// AlwaysListed names the statistics a link report shows even at zero: the
+// ones that say whether frames were lost (a zero there is the finding).
+func AlwaysListed(name string) bool {
+	switch name {
+	case "rx_crc_errors", "rx_missed_cntr", "tx_pkt_n", "rx_pkt_n":
+		return true
+	}
+	return false
+}
