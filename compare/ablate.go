@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +43,9 @@ type AblationResult struct {
 	// Gap says, for the model as it is, what the commit's "before" row would
 	// need to reach the real board's throughput.
 	Gap *Gap `json:"before_gap,omitempty"`
+	// Unfinished counts the rows left out because a run stopped (Ctrl-C)
+	// before all of their seeds were done.
+	Unfinished int `json:"unfinished,omitempty"`
 }
 
 // Gap is what a missing mechanism would have to add for the emulated
@@ -66,7 +70,9 @@ var ablationConfigs = Configs[:2]
 var boardMinRTO = netstack.LinuxTCP().MinRTO
 
 // Ablate runs the commit's two configurations with each named mechanism off in
-// turn (all of perfrun.Ablations when names is empty), and as they are.
+// turn (all of perfrun.Ablations when names is empty), and as they are. When a
+// run fails or ctx ends it returns the error together with the rows whose seeds
+// all finished.
 func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, error) {
 	o = o.withDefaults()
 	if len(names) == 0 {
@@ -126,17 +132,22 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 			}
 		}
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
+	err := g.Wait()
 	res := &AblationResult{Board: o.Board, DurationSec: o.Duration.Seconds()}
 	for mi, m := range mechs {
 		for ci, c := range ablationConfigs {
-			res.Rows = append(res.Rows, ablationRow(m, c, reps[cell{mi, ci}]))
+			if slices.Contains(reps[cell{mi, ci}], nil) {
+				res.Unfinished++
+				continue
+			}
+			row := ablationRow(m, c, reps[cell{mi, ci}])
+			if mi == 0 && ci == 0 {
+				res.Gap = gapOf(row, o.Duration)
+			}
+			res.Rows = append(res.Rows, row)
 		}
 	}
-	res.Gap = gapOf(res.Rows[0], o.Duration)
-	return res, nil
+	return res, err
 }
 
 func ablationRow(m perfrun.Ablation, c Config, reps []*perfrun.Report) AblationRow {
@@ -198,6 +209,9 @@ func WriteAblation(w io.Writer, r *AblationResult) {
 			rtt += "*"
 		}
 		fmt.Fprintf(w, "%-14s %-16s %17s %9s %13s %9s %8.3f%%\n", x.Mechanism, x.Config, tp, delta, rt, rtt, 100*x.MeasuredFrameLoss)
+	}
+	if r.Unfinished > 0 {
+		fmt.Fprintf(w, "(interrupted: %d of %d rows unfinished, left out)\n", r.Unfinished, r.Unfinished+len(r.Rows))
 	}
 	fmt.Fprintf(w, "\nreal board: before the fix 153 Mbit/s, 514 retransmits; after 778 Mbit/s, 0 retransmits\n")
 	fmt.Fprintf(w, "path RTT = link-layer srtt of the board's data flow (* tcp_info mean RTT: TSQ off); loss = the board's data frames the wire broke\n")

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"mesonemu/perfrun"
 )
 
 // TestAblateMovesTheNumbers switches three mechanisms off in turn with short
@@ -95,5 +98,28 @@ func TestGap(t *testing.T) {
 		if g != nil && (math.Abs(g.ExtraRTTMicros-c.wantExtra) > 10 || math.Abs(g.RTOStalls-c.wantRTOs) > 0.1) {
 			t.Errorf("%s: extra RTT %.0f us, %.1f RTOs; want %.0f us, %.1f", c.name, g.ExtraRTTMicros, g.RTOStalls, c.wantExtra, c.wantRTOs)
 		}
+	}
+}
+
+// TestAblateInterrupted: Ctrl-C after the first run leaves that row and counts
+// the three unfinished; with the "before" row missing there is no gap.
+func TestAblateInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	fake := func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
+		calls++ // Jobs 1: one call at a time
+		if calls > 1 {
+			return nil, ctx.Err()
+		}
+		cancel()
+		return &perfrun.Report{ThroughputBps: 778e6}, nil
+	}
+	r, err := Ablate(ctx, Options{Board: "odroid-c1", Seeds: 1, Jobs: 1, RunTCP: fake}, []string{"cpu-cost"})
+	if !errors.Is(err, context.Canceled) || r == nil {
+		t.Fatalf("err %v, result %v; want context.Canceled and a result", err, r)
+	}
+	if len(r.Rows) != 1 || r.Rows[0].Mechanism != "none" || r.Rows[0].Config != "after the fix" || r.Unfinished != 3 || r.Gap != nil {
+		t.Fatalf("rows %+v, unfinished %d, gap %+v; want the model's fixed row, 3, nil", r.Rows, r.Unfinished, r.Gap)
 	}
 }

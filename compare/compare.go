@@ -100,9 +100,13 @@ type Result struct {
 	Board       string  `json:"board"`
 	DurationSec float64 `json:"duration_seconds"`
 	Rows        []Row   `json:"rows"`
+	// Unfinished counts the configurations left out because a run stopped
+	// (Ctrl-C) before all of their seeds were done.
+	Unfinished int `json:"unfinished,omitempty"`
 }
 
-// Run measures every configuration.
+// Run measures every configuration. When a run fails or ctx ends it returns
+// the error together with the rows whose seeds all finished.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o = o.withDefaults()
 	res := &Result{Board: o.Board, DurationSec: o.Duration.Seconds()}
@@ -134,6 +138,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		})
 	}
 	if err := g.Wait(); err != nil {
+		res.Unfinished = len(Configs)
 		return res, err
 	}
 	var live []job
@@ -173,13 +178,25 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return res, err
-	}
+	err := g.Wait()
 	for i, c := range Configs {
+		if !finished(runs[i]) {
+			res.Unfinished++
+			continue
+		}
 		res.Rows = append(res.Rows, summarize(o, c, runs[i]))
 	}
-	return res, nil
+	return res, err
+}
+
+// finished: every seed's run of a configuration is done (or its link dead).
+func finished(runs []seedRun) bool {
+	for _, r := range runs {
+		if !r.dead && r.rep == nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (o Options) withDefaults() Options {
@@ -319,6 +336,9 @@ func WriteTable(w io.Writer, r *Result) {
 		}
 		fmt.Fprintf(w, "%-16s %-8s %2d ns %-10s %-5s %9.0f %10.3g %9.3f%% %17s %13s %9s   %s%s\n",
 			x.Name, x.Driver, x.TxDelayNs, x.PhyMode, phy, x.EffectiveTXDelayPs, x.PredictedFrameLoss, 100*x.MeasuredFrameLoss, tp, rt, pr, x.Reported, ratio(x))
+	}
+	if r.Unfinished > 0 {
+		fmt.Fprintf(w, "(interrupted: %d of %d configurations unfinished, left out)\n", r.Unfinished, r.Unfinished+len(r.Rows))
 	}
 	fmt.Fprintf(w, "\nmeasured = frame loss of the board's data frames (TCP runs) or of 1514-byte test frames (dead links)\n")
 	fmt.Fprintf(w, "path RTT = the board's data flow's round trip under load (link-layer srtt)\n")

@@ -3,9 +3,12 @@ package compare
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"mesonemu/perfrun"
 )
 
 // TestOutcomeMatrixShape runs the table with short TCP tests: which rows carry
@@ -72,5 +75,39 @@ func TestImpliedRTT(t *testing.T) {
 		if got < c.wantMicros-5 || got > c.wantMicros+5 {
 			t.Errorf("impliedRTT(%.1f Mbit/s, %.5f) = %.0f us, want %.0f", c.bps/1e6, c.p, got, c.wantMicros)
 		}
+	}
+}
+
+// TestInterruptedKeepsFinishedRows: when ctx ends (Ctrl-C) in the middle of
+// the TCP runs, Run returns ctx's error with the rows whose runs all finished
+// (here the first TCP run and the dead links) and counts the rest.
+func TestInterruptedKeepsFinishedRows(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	fake := func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
+		calls++ // Jobs 1: one call at a time
+		if calls > 1 {
+			return nil, ctx.Err()
+		}
+		cancel()
+		return &perfrun.Report{ThroughputBps: 700e6, PathSRTTMicros: 900}, nil
+	}
+	r, err := Run(ctx, Options{Board: "odroid-c1", Seeds: 1, Frames: 2000, Jobs: 1, RunTCP: fake})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	var names []string
+	for _, row := range r.Rows {
+		names = append(names, row.Name)
+	}
+	want := []string{"after the fix", "pre-fix, 2 ns", "fixed, 4 ns", "MAC 2 ns + PHY"}
+	if strings.Join(names, "|") != strings.Join(want, "|") || r.Unfinished != 2 || r.Rows[0].ThroughputBps != 700e6 {
+		t.Fatalf("rows %q, unfinished %d; want %q and 2", names, r.Unfinished, want)
+	}
+	var buf bytes.Buffer
+	WriteTable(&buf, r)
+	if !strings.Contains(buf.String(), "(interrupted: 2 of 6 configurations unfinished, left out)") {
+		t.Errorf("table without the interruption note:\n%s", buf.String())
 	}
 }

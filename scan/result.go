@@ -110,7 +110,10 @@ type Result struct {
 	// TCPSeconds is each cell's iperf3 test length (0: no TCP tests); Reverse
 	// says the PC sent.
 	TCPSeconds float64 `json:"tcp_seconds,omitempty"`
-	Reverse    bool    `json:"reverse,omitempty"`
+	// Unfinished counts the cells whose iperf3 test Ctrl-C stopped: they have
+	// no TCPResult.
+	Unfinished int  `json:"unfinished,omitempty"`
+	Reverse    bool `json:"reverse,omitempty"`
 	// Skew is the iperf3 result along the swept skew at Options.Setting (TCP
 	// with a skew sweep), ascending skew.
 	Skew        []SkewPoint `json:"skew,omitempty"`

@@ -16,8 +16,10 @@ import (
 // emulated board, then finds the windows and the suggestion. Every cell uses the
 // same seed, so a cell's outcome does not depend on which worker ran it or when.
 // A cell that cannot be run is kept with its Error set; Run then returns the
-// result together with the joined cell errors. It stops early, with ctx.Err(),
-// when ctx is cancelled.
+// result together with the joined cell errors. It stops early when ctx is
+// cancelled: during the frame tests with no result, during the iperf3 tests
+// with the result so far (cells whose test did not finish have no TCPResult)
+// and ctx's error.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o = o.withDefaults()
 	skews, err := o.validate()
@@ -31,9 +33,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.TCP {
 		r.TCPSeconds, r.Reverse = o.TCPTime.Seconds(), o.Reverse
 		runTCP(ctx, r, o)
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("scan: %w", err)
-		}
 		if r.SkewSwept() {
 			r.SkewSetting = &o.Setting
 			r.Skew = skewPoints(r, o.Setting)
@@ -41,6 +40,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	r.Windows = windows(r)
 	r.Suggested = suggest(r)
+	if err := ctx.Err(); err != nil && o.TCP {
+		for _, c := range r.Cells {
+			if c.Error == "" && c.TCPResult == nil && (!r.SkewSwept() || c.MACTxDelaySteps == o.Setting.MACTxDelaySteps && c.PHYTxDelay == o.Setting.PHYTxDelay) {
+				r.Unfinished++
+			}
+		}
+		return r, errors.Join(fmt.Errorf("scan: %w", err), cellErrors(r))
+	}
 	return r, cellErrors(r)
 }
 
@@ -207,7 +214,9 @@ func runTCP(ctx context.Context, r *Result, o Options) {
 			rep, err := o.RunTCP(ctx, perfrun.Options{Sim: o.CellOptions(c.MACTxDelaySteps, c.PHYTxDelay, &skew),
 				Duration: o.TCPTime, Reverse: o.Reverse})
 			if err != nil {
-				c.Error = "iperf3: " + err.Error()
+				if ctx.Err() == nil { // a test Ctrl-C stopped is unfinished, not failed
+					c.Error = "iperf3: " + err.Error()
+				}
 				return
 			}
 			c.TCPResult = &TCPResult{ThroughputBps: rep.ThroughputBps, Retransmits: rep.Retransmits,

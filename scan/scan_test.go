@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"mesonemu/perfrun"
 	"mesonemu/sim"
 )
 
@@ -433,5 +436,47 @@ func TestTCPAlongTheSkew(t *testing.T) {
 	}
 	if first, last := r.Skew[0], r.Skew[len(r.Skew)-1]; first.Retransmits == 0 || last.Retransmits != 0 || last.ThroughputBps < 700e6 {
 		t.Errorf("ends of the sweep: %+v and %+v; want retransmits at 550 ps and a clean 700+ Mbit/s at 850 ps", first, last)
+	}
+}
+
+// TestTCPInterrupted: Ctrl-C during the iperf3 tests returns the map with the
+// finished test, no cell marked failed, and the unfinished ones counted.
+func TestTCPInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	calls := 0
+	fake := func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls > 1 {
+			return nil, ctx.Err()
+		}
+		cancel()
+		return &perfrun.Report{ThroughputBps: 778e6}, nil
+	}
+	r, err := Run(ctx, Options{Sim: sim.Options{Driver: "fixed", Seed: 1}, Frames: 500, Workers: 1, TCP: true, TCPTime: time.Second, RunTCP: fake})
+	if !errors.Is(err, context.Canceled) || r == nil {
+		t.Fatalf("err %v, result %v; want context.Canceled and the map so far", err, r)
+	}
+	ran, live := 0, 0
+	for _, c := range r.Cells {
+		if c.Error != "" {
+			t.Errorf("cell TXDLY %d PHY %v marked failed: %s", c.MACTxDelaySteps, c.PHYTxDelay, c.Error)
+		}
+		if c.Received > 0 {
+			live++
+		}
+		if c.TCPResult != nil && !c.LinkDead {
+			ran++
+		}
+	}
+	if ran != 1 || r.Unfinished != live-1 || live < 2 {
+		t.Fatalf("%d cells with an iperf3 result, %d unfinished, %d live; want 1 and live-1", ran, r.Unfinished, live)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), fmt.Sprintf("(interrupted: %d iperf3 tests unfinished", live-1)) {
+		t.Errorf("table (%v) without the interruption note:\n%s", err, buf.String())
 	}
 }

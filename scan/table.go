@@ -63,6 +63,9 @@ func (r *Result) WriteTable(w io.Writer) error {
 		fmt.Fprintln(bw)
 		r.writeSkewTCP(bw)
 	}
+	if r.Unfinished > 0 {
+		fmt.Fprintf(bw, "(interrupted: %d iperf3 tests unfinished, their columns left empty)\n", r.Unfinished)
+	}
 	fmt.Fprintln(bw)
 	r.writeSuggestion(bw)
 	return bw.Flush()

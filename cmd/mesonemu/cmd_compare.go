@@ -57,26 +57,33 @@ func cmdCompare(e *env) error {
 	}
 	if f.ablate.on {
 		r, err := compare.Ablate(e.ctx, co, f.ablate.names)
-		if err != nil {
+		if r == nil || !finishedOrStopped(e, err, len(r.Rows)) {
 			return err
 		}
 		p.Finish()
 		if f.json {
-			return writeJSON(e.stdout, r)
+			return errors.Join(writeJSON(e.stdout, r), err)
 		}
 		compare.WriteAblation(e.stdout, r)
-		return nil
+		return err
 	}
 	r, err := compare.Run(e.ctx, co)
-	if err != nil {
+	if !finishedOrStopped(e, err, len(r.Rows)) {
 		return err
 	}
 	p.Finish()
 	if f.json {
-		return writeJSON(e.stdout, r)
+		return errors.Join(writeJSON(e.stdout, r), err)
 	}
 	compare.WriteTable(e.stdout, r)
-	return nil
+	return err
+}
+
+// finishedOrStopped: the table is printed when the runs finished, or when
+// Ctrl-C stopped them after some rows were complete (those rows, then the
+// signal's exit status); a failed run prints nothing but its error.
+func finishedOrStopped(e *env, err error, rows int) bool {
+	return err == nil || e.ctx.Err() != nil && rows > 0
 }
 
 // childRun runs compare's iperf3 tests as `mesonemu run --json` in child

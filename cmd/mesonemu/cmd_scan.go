@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"path/filepath"
 	"strings"
@@ -93,10 +94,16 @@ func cmdScan(e *env) error {
 	// The cells' iperf3 tests run in this process: a child gets only the
 	// options the command line can carry, and a cell's are more.
 	r, err := scan.Run(e.ctx, o)
-	if err != nil {
+	if r == nil || err != nil && (e.ctx.Err() == nil || r.TCPSeconds == 0) {
 		return err
 	}
 	p.Finish()
+	if err != nil { // Ctrl-C during the iperf3 tests: the table so far, no pictures
+		if f.json {
+			return errors.Join(r.WriteJSON(e.stdout), err)
+		}
+		return errors.Join(r.WriteTable(e.stdout), err)
+	}
 	// The map goes to the named file; an iperf3 sweep along the skew beside
 	// it (NAME-tcp.EXT).
 	for _, path := range f.pictureTargets() {
