@@ -3,6 +3,10 @@ package sim
 import (
 	"fmt"
 	"io"
+
+	"mesonemu/farend"
+	"mesonemu/platform"
+	"mesonemu/stmmac/stmmaceth"
 )
 
 // Counter is one named counter of a run's link report (ethtool -S style),
@@ -25,4 +29,32 @@ func WriteCounters(w io.Writer, cs []Counter) {
 		}
 		fmt.Fprintf(w, "    %-28s %d\n", c.Name, c.Value)
 	}
+}
+
+// LinkCounters lists the emulated link's own counters in the order a frame
+// meets them: the board's MAC statistics (those not zero, and the ones always
+// listed), the RGMII wire both ways, the PC's NIC. The main job and wire list
+// them so; each adds the stages around them that it has.
+func LinkCounters(mac []stmmaceth.Stat, path platform.PathCounters, pcNIC farend.Stats) []Counter {
+	var out []Counter
+	for _, c := range mac {
+		if c.Value != 0 || stmmaceth.AlwaysListed(c.Name) {
+			out = append(out, Counter{Where: "board eth0 (stmmac)", Name: c.Name, Value: c.Value})
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    uint64
+	}{
+		{"tx_frames", path.TxFromMAC}, {"tx_damaged", path.TxWireDamaged}, {"tx_no_clock", path.TxNoClock},
+		{"tx_no_link", path.TxNoLink}, {"tx_bad_timing", path.TxBadTiming}, {"tx_at_far_end", path.TxAtFarEnd},
+		{"rx_frames", path.RxFromFarEnd}, {"rx_no_link", path.RxNoLink}, {"rx_bad_timing", path.RxBadTiming},
+		{"rx_damaged", path.RxWireDamaged}, {"rx_sfd_lost", path.RxSFDLost}, {"rx_at_mac", path.RxAtMAC},
+	} {
+		out = append(out, Counter{Where: "rgmii wire", Name: c.name, Value: c.v})
+	}
+	for _, c := range pcNIC.Counters() {
+		out = append(out, Counter{Where: "pc nic", Name: c.Name, Value: c.Value})
+	}
+	return out
 }

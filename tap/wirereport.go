@@ -63,19 +63,7 @@ func (r wireRaw) list(boardTAP, pcTAP string) []Counter {
 	add("board port tap->eth0", "tap_read", p.TapRead, "drop_too_long", p.TooLong, "drop_runt", p.Runt,
 		"drop_qdisc_full", p.QdiscFull, "drop_machine_stopped", p.NotTaken, "to_qdisc", p.ToQdisc, "driver_took", p.DriverTook,
 		"driver_refused", p.DriverRefused, "held_at_close", p.HeldAtClose, "read_errors", p.ReadErrors)
-	for _, c := range r.ethtool {
-		if c.Value != 0 || stmmaceth.AlwaysListed(c.Name) {
-			add("board eth0 (stmmac)", c.Name, c.Value)
-		}
-	}
-	pa := r.path
-	add("rgmii wire", "tx_frames", pa.TxFromMAC, "tx_damaged", pa.TxWireDamaged, "tx_no_clock", pa.TxNoClock,
-		"tx_no_link", pa.TxNoLink, "tx_bad_timing", pa.TxBadTiming, "tx_at_far_end", pa.TxAtFarEnd,
-		"rx_frames", pa.RxFromFarEnd, "rx_no_link", pa.RxNoLink, "rx_bad_timing", pa.RxBadTiming,
-		"rx_damaged", pa.RxWireDamaged, "rx_sfd_lost", pa.RxSFDLost, "rx_at_mac", pa.RxAtMAC)
-	for _, c := range r.farEnd.Counters() {
-		add("pc nic", c.Name, c.Value)
-	}
+	out = append(out, sim.LinkCounters(r.ethtool, r.path, r.farEnd)...)
 	b := r.bridge
 	add("pc tap bridge nic->tap", "from_nic", b.FromBoard, "written_to_tap", b.WrittenToHost,
 		"drop_writer_busy", b.WriterBusy, "drop_write_error", b.WriteErrors, "drop_unwritten", b.Unwritten)
