@@ -73,6 +73,20 @@ func TestCommitBeforeAndAfter(t *testing.T) {
 	}
 }
 
+// TestRXWatchdogReloadKeepsTheFit: under the RX watchdog's other reading the
+// board sees its ACKs later (the path RTT grows past 2 ms as the window waits
+// in front of the CPU), and the CPU fitted under that reading gives the
+// commit's fixed row again (777.7 Mbit/s; 641 with the first reading's fit).
+func TestRXWatchdogReloadKeepsTheFit(t *testing.T) {
+	fixed := run(t, sim.Options{Driver: "fixed", TxDelayNs: u32(2), RXWatchdog: sim.RXWatchdogReload}, false)
+	if fixed.ThroughputBps < 740e6 || fixed.ThroughputBps > 820e6 || fixed.Retransmits != 0 {
+		t.Errorf("fixed driver, reload reading: %.1f Mbit/s, %d retransmits; want 740..820 and 0", fixed.ThroughputBps/1e6, fixed.Retransmits)
+	}
+	if fixed.PathSRTTMicros < 2000 {
+		t.Errorf("fixed driver, reload reading: path RTT %.0f us; want above 2 ms (1.5 ms with the first-frame reading)", fixed.PathSRTTMicros)
+	}
+}
+
 // TestReceivingAlwaysWorked: with the pre-fix driver the PC sends, the board
 // only sends ACKs (66 bytes, 1/20 of a full frame's exposure) and nothing is
 // retransmitted, as on the real board.

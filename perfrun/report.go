@@ -26,6 +26,9 @@ func writeHeader(w io.Writer, r *Report) {
 	st := d.Stmmac
 	fmt.Fprintf(w, "stmmac:   Linux %s: IC every %d frames, TX timer %d us at HZ %d, RIWT 0x%02x (%.0f us)\n",
 		st.Tree, st.TxCoalFrames, st.TxCoalTimerUs, st.HZ, st.RIWT, st.RIWTMicros)
+	if st.RXWatchdog == sim.RXWatchdogReload {
+		fmt.Fprintf(w, "silicon:  RX watchdog reloaded by every DIC frame; board CPU %.2f us per packet (fitted under that reading)\n", st.CPUPerPacketNs/1000)
+	}
 	if a, err := LookupAblation(r.Ablation); err == nil && a.Name != "none" {
 		fmt.Fprintf(w, "ablation: %s: %s\n", a.Name, a.What)
 	}

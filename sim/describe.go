@@ -57,6 +57,10 @@ type StmmacTuning struct {
 	HZ            int     `json:"hz"`
 	RIWT          uint32  `json:"riwt"`
 	RIWTMicros    float64 `json:"riwt_us"`
+	// RXWatchdog is the silicon's reading of the watchdog (Options.RXWatchdog):
+	// "first" or "reload"; CPUPerPacketNs the board CPU's cost fitted under it.
+	RXWatchdog     string  `json:"rx_watchdog"`
+	CPUPerPacketNs float64 `json:"cpu_per_packet_ns"`
 }
 
 // RegisterJSON is a register's raw value and every field by its lower-case name.
@@ -111,7 +115,11 @@ func (s *Sim) Describe() (Description, error) {
 	d.Stmmac = StmmacTuning{Tree: tree.Name, Source: tree.Why, TxCoalFrames: cfg.TxCoalFrames, TxCoalTimerUs: cfg.TxCoalTimerUs,
 		TimerPerFrame: cfg.AlwaysArmTxTimer, HZ: cfg.HZ, RIWT: cfg.RIWT,
 		// RIWT counts 256 cycles of the CSR clock (clk81).
-		RIWTMicros: float64(cfg.RIWT) * 256 / stmmac.DefaultCSRClockHz * 1e6}
+		RIWTMicros: float64(cfg.RIWT) * 256 / stmmac.DefaultCSRClockHz * 1e6,
+		RXWatchdog: RXWatchdogFirst, CPUPerPacketNs: s.Board.CPU.PerPacketNs}
+	if s.Board.DWMAC.RIWTRestart {
+		d.Stmmac.RXWatchdog = RXWatchdogReload
+	}
 	if err := hw.WireConfigErr(); err != nil {
 		d.WireError = err.Error()
 	}

@@ -45,6 +45,11 @@ type Options struct {
 	// applied after it.
 	Kernel string
 	Stmmac func(*stmmaceth.Config)
+	// RXWatchdog reads the MAC's RX watchdog one way or the other where the
+	// databook is ambiguous (docs/latency.md): "first" (a frame completed with
+	// DIC starts it if it is not running), "reload" (every such frame reloads
+	// it), "" the board's reading. The board's CPU is the one fitted under it.
+	RXWatchdog string
 	Log    func(string)
 	// PHYTXDelay, when non-nil, sets the RTL8211F's internal TX delay bit after
 	// boot, as a developer would with phytool over MDIO (page 0xd08, reg 0x11,
@@ -121,8 +126,21 @@ func (o Options) Validate() (board.Board, error) {
 	if _, err := stmmaceth.LookupTree(o.Kernel); err != nil {
 		return board.Board{}, err
 	}
+	switch o.RXWatchdog {
+	case "":
+	case RXWatchdogFirst, RXWatchdogReload:
+		b = b.WithRXWatchdog(o.RXWatchdog == RXWatchdogReload)
+	default:
+		return board.Board{}, fmt.Errorf("rx-watchdog %q: want %s or %s", o.RXWatchdog, RXWatchdogFirst, RXWatchdogReload)
+	}
 	return b, nil
 }
+
+// The two readings of the RX watchdog (Options.RXWatchdog).
+const (
+	RXWatchdogFirst  = "first"
+	RXWatchdogReload = "reload"
+)
 
 // DeviceTree is the board's DT with the user's overrides.
 func DeviceTree(b board.Board, o Options, ramSize uint32) boot.DeviceTree {

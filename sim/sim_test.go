@@ -49,3 +49,25 @@ func TestBootProgramsTheClockTreeAndLinksUp(t *testing.T) {
 		}
 	}
 }
+
+// TestRXWatchdogReading: the option reads the MAC's RX watchdog one way or the
+// other and takes the board CPU fitted under that reading; the board's own
+// reading is the first-frame one.
+func TestRXWatchdogReading(t *testing.T) {
+	for _, c := range []struct {
+		opt    string
+		reload bool
+		cpuNs  float64
+	}{{"", false, 8650}, {RXWatchdogFirst, false, 8650}, {RXWatchdogReload, true, 6000}} {
+		b, err := Options{RXWatchdog: c.opt}.Validate()
+		if err != nil {
+			t.Fatalf("%q: %v", c.opt, err)
+		}
+		if b.DWMAC.RIWTRestart != c.reload || b.CPU.PerPacketNs != c.cpuNs {
+			t.Errorf("%q: reload %v, CPU %.0f ns per packet; want %v, %.0f", c.opt, b.DWMAC.RIWTRestart, b.CPU.PerPacketNs, c.reload, c.cpuNs)
+		}
+	}
+	if _, err := (Options{RXWatchdog: "both"}).Validate(); err == nil {
+		t.Error("rx-watchdog \"both\" accepted")
+	}
+}

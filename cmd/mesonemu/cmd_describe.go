@@ -22,6 +22,7 @@ func newDescribeCmd(e *env, name, short string) *cobra.Command {
 	c := &cobra.Command{Use: name, Short: short, Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return cmdDescribe(name, e) }}
 	e.f.addSetting(c.Flags(), true)
+	e.f.addStmmac(c.Flags())
 	e.f.addTrace(c.Flags())
 	e.f.addJSON(c.Flags())
 	return c

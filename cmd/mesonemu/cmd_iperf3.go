@@ -29,6 +29,7 @@ stderr, iperf3's output to stdout.`,
 		RunE: func(*cobra.Command, []string) error { return cmdIperf3(e) }}
 	fs := c.Flags()
 	e.f.addSetting(fs, true)
+	e.f.addStmmac(fs)
 	e.f.addSeed(fs)
 	e.f.addPC(fs)
 	fs.BoolVar(&e.f.counters, "counters", false, "print the ethtool -S style counters of every stage to stderr after the run (in-process)")

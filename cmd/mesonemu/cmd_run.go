@@ -20,6 +20,7 @@ func newRunCmd(e *env) *cobra.Command {
 	}
 	fs := c.Flags()
 	e.f.addSetting(fs, true)
+	e.f.addStmmac(fs)
 	e.f.addSeed(fs)
 	e.f.addTime(fs, 10*time.Second, "iperf3 test length in virtual time, whole seconds (e.g. 10s)")
 	e.f.addReverse(fs)

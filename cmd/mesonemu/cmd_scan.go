@@ -24,6 +24,7 @@ func newScanCmd(e *env) *cobra.Command {
 		RunE: func(*cobra.Command, []string) error { return cmdScan(e) }}
 	fs := c.Flags()
 	e.f.addSetting(fs, false)
+	e.f.addStmmac(fs)
 	fs.Lookup("tx-delay-ns").Usage = "with a skew sweep and --tcp: the MAC delay iperf3 runs at (default: the board's DT)"
 	fs.Lookup("phy-tx-delay").Usage = "with a skew sweep and --tcp: the PHY delay iperf3 runs at (default off)"
 	e.f.addSeed(fs)

@@ -28,6 +28,7 @@ prints every stage's counters. docs/wire.md has the set-up.`,
 		RunE: func(*cobra.Command, []string) error { return cmdWire(e) }}
 	fs := c.Flags()
 	e.f.addSetting(fs, true)
+	e.f.addStmmac(fs)
 	e.f.addSeed(fs)
 	fs.StringVar(&e.f.boardTap, "board-tap", "", "the existing TAP whose Linux plays the board's network stack")
 	fs.StringVar(&e.f.boardNetns, "board-netns", "", "network namespace (ip netns add) the board-side TAP is in")

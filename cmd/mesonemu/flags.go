@@ -24,7 +24,7 @@ import (
 // flags holds every option; each command registers the groups it reads, so a
 // flag another command takes is refused (args.go) rather than ignored.
 type flags struct {
-	board, driver, phyMode, phyTXDelay, mechanism, kernel string
+	board, driver, phyMode, phyTXDelay, mechanism, kernel, rxWatchdog string
 	txDelayNs                                             optionalInt
 	json                                                  bool
 	trace                                                 string
@@ -161,8 +161,16 @@ func (f *flags) addSetting(fs *pflag.FlagSet, phyMode bool) {
 	}
 	fs.StringVar(&f.phyTXDelay, "phy-tx-delay", "", "after boot, force the RTL8211F TX delay bit on or off over MDIO, as phytool would")
 	fs.StringVar(&f.mechanism, "mechanism", "A", "how the MAC makes its TX delay steps: A (project default) or B (rgmii-timing.md §6)")
-	fs.StringVar(&f.kernel, "kernel", stmmacdrv.DefaultTree, "stmmac tuning of this Linux tree (TX coalescing, RX watchdog): "+kernelNames())
 	fs.IntVar(&f.speed, "speed", 0, "limit the link partner to 1000, 100 or 10 Mbit/s (default: no limit, 1000)")
+}
+
+// addStmmac: how the stmmac driver is tuned and how the MAC's RX watchdog
+// behaves (every command whose board moves frames or shows that tuning).
+func (f *flags) addStmmac(fs *pflag.FlagSet) {
+	fs.StringVar(&f.kernel, "kernel", stmmacdrv.DefaultTree, "stmmac tuning of this Linux tree (TX coalescing, RX watchdog): "+kernelNames())
+	fs.StringVar(&f.rxWatchdog, "rx-watchdog", "", "the MAC's RX watchdog where the databook reads two ways: "+
+		sim.RXWatchdogFirst+" (started by the first frame, the default) or "+sim.RXWatchdogReload+
+		" (reloaded by every frame; the board CPU fitted under it); docs/latency.md")
 }
 
 func (f *flags) addTrace(fs *pflag.FlagSet) {
@@ -265,7 +273,7 @@ func unwrapPath(err error) error {
 
 func (f *flags) simOptions() (sim.Options, error) {
 	o := sim.Options{Board: f.board, Driver: f.driver, PhyMode: f.phyMode, Seed: f.seed, Speed: f.speed, Kernel: f.kernel,
-		Mechanism: platform.Mechanism(strings.ToUpper(f.mechanism))}
+		RXWatchdog: f.rxWatchdog, Mechanism: platform.Mechanism(strings.ToUpper(f.mechanism))}
 	if o.Driver == "" {
 		o.Driver = "fixed"
 	}

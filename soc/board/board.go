@@ -62,11 +62,26 @@ type Board struct {
 	TXMechanismB Link
 	// Notes is the board's history in the kernel trees, for `mesonemu boards`.
 	Notes string
-	// CPU is the processor cost model of the network path (cpu.go).
+	// CPU is the processor cost model of the network path (cpu.go), fitted
+	// under the RX watchdog's reading DWMAC.RIWTRestart.
 	CPU CPU
+	// CPUOtherReading is the CPU fitted under the other reading of the RX
+	// watchdog; WithRXWatchdog swaps the two.
+	CPUOtherReading CPU
 	// DWMAC is the Ethernet MAC as the boot loader clocks it and as its RX
 	// watchdog behaves (dwmac.go).
 	DWMAC DWMAC
+}
+
+// WithRXWatchdog is the board with its MAC's RX watchdog read one way or the
+// other (DWMAC.RIWTRestart) and the CPU fitted under that reading.
+func (b Board) WithRXWatchdog(reload bool) Board {
+	if reload == b.DWMAC.RIWTRestart {
+		return b
+	}
+	b.DWMAC.RIWTRestart = reload
+	b.CPU, b.CPUOtherReading = b.CPUOtherReading, b.CPU
+	return b
 }
 
 // MACAddr is the MAC address as a net.HardwareAddr (a fresh slice).
@@ -137,7 +152,7 @@ var boards = map[string]func() Board{
 // address 0 with its reset timing, a DT of rgmii + 2 ns (dtSource says from which
 // tree), the CPU model and the Odroid-C1's link parameters.
 func rtl8211fBoard(b Board, dtSource string) Board {
-	b.CPU = odroidC1CPU
+	b.CPU, b.CPUOtherReading = odroidC1CPU, odroidC1CPURIWTReload
 	b.DWMAC = meson8DWMAC
 	b.PHY, b.PHYID = "rtl8211f", RTL8211FID
 	b.DT = DT{PhyMode: "rgmii", TXDelayNS: u32(2), PHYAddr: 0,
