@@ -50,7 +50,7 @@ type Options struct {
 	// DIC starts it if it is not running), "reload" (every such frame reloads
 	// it), "" the board's reading. The board's CPU is the one fitted under it.
 	RXWatchdog string
-	Log    func(string)
+	Log        func(string)
 	// PHYTXDelay, when non-nil, sets the RTL8211F's internal TX delay bit after
 	// boot, as a developer would with phytool over MDIO (page 0xd08, reg 0x11,
 	// bit 8), whatever phy-mode made the driver choose.

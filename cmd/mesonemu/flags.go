@@ -25,11 +25,11 @@ import (
 // flag another command takes is refused (args.go) rather than ignored.
 type flags struct {
 	board, driver, phyMode, phyTXDelay, mechanism, kernel, rxWatchdog string
-	txDelayNs                                             optionalInt
-	json                                                  bool
-	trace                                                 string
-	seed                                                  uint64
-	speed                                                 int
+	txDelayNs                                                         optionalInt
+	json                                                              bool
+	trace                                                             string
+	seed                                                              uint64
+	speed                                                             int
 	// main job
 	duration      durationValue
 	pcModeration  durationValue
