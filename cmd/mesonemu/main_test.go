@@ -67,6 +67,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"linktest", "--tap", "t0"}, "--tap does not apply to linktest (it applies to iperf3, wire)"},
 		{[]string{"eye", "--kernel", "v5.4"}, "--kernel does not apply to eye"},
 		{[]string{"eye", "--rx-watchdog", "reload"}, "--rx-watchdog does not apply to eye"},
+		{[]string{"regs", "--kernel", "v5.4"}, "--kernel does not apply to regs"},
 		{[]string{"--rx-watchdog", "sideways"}, "rx-watchdog \"sideways\": want first or reload"},
 		{[]string{"--tap", "t0", "compare"}, "--tap does not apply to compare"},
 		{[]string{"--tap", "t0", "linktest"}, "--tap does not apply to linktest"},
