@@ -104,17 +104,7 @@ func TestGap(t *testing.T) {
 // TestAblateInterrupted: Ctrl-C after the first run leaves that row and counts
 // the three unfinished; with the "before" row missing there is no gap.
 func TestAblateInterrupted(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	calls := 0
-	fake := func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
-		calls++ // Jobs 1: one call at a time
-		if calls > 1 {
-			return nil, ctx.Err()
-		}
-		cancel()
-		return &perfrun.Report{ThroughputBps: 778e6}, nil
-	}
+	ctx, fake := interruptAfterFirst(&perfrun.Report{ThroughputBps: 778e6})
 	r, err := Ablate(ctx, Options{Board: "odroid-c1", Seeds: 1, Jobs: 1, RunTCP: fake}, []string{"cpu-cost"})
 	if !errors.Is(err, context.Canceled) || r == nil {
 		t.Fatalf("err %v, result %v; want context.Canceled and a result", err, r)

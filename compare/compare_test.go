@@ -82,17 +82,7 @@ func TestImpliedRTT(t *testing.T) {
 // the TCP runs, Run returns ctx's error with the rows whose runs all finished
 // (here the first TCP run and the dead links) and counts the rest.
 func TestInterruptedKeepsFinishedRows(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	calls := 0
-	fake := func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
-		calls++ // Jobs 1: one call at a time
-		if calls > 1 {
-			return nil, ctx.Err()
-		}
-		cancel()
-		return &perfrun.Report{ThroughputBps: 700e6, PathSRTTMicros: 900}, nil
-	}
+	ctx, fake := interruptAfterFirst(&perfrun.Report{ThroughputBps: 700e6, PathSRTTMicros: 900})
 	r, err := Run(ctx, Options{Board: "odroid-c1", Seeds: 1, Frames: 2000, Jobs: 1, RunTCP: fake})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
@@ -109,5 +99,21 @@ func TestInterruptedKeepsFinishedRows(t *testing.T) {
 	WriteTable(&buf, r)
 	if !strings.Contains(buf.String(), "(interrupted: 2 of 6 configurations unfinished, left out)") {
 		t.Errorf("table without the interruption note:\n%s", buf.String())
+	}
+}
+
+// interruptAfterFirst is a RunTCP for Jobs 1 (one call at a time) that answers
+// the first run with rep and then cancels ctx, as Ctrl-C would: later runs
+// return ctx's error.
+func interruptAfterFirst(rep *perfrun.Report) (context.Context, func(context.Context, perfrun.Options) (*perfrun.Report, error)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	return ctx, func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
+		calls++
+		if calls > 1 {
+			return nil, ctx.Err()
+		}
+		cancel()
+		return rep, nil
 	}
 }
