@@ -38,6 +38,7 @@ type AblationRow struct {
 // AblationResult is compare --ablate's table.
 type AblationResult struct {
 	Board       string        `json:"board"`
+	RXWatchdog  string        `json:"rx_watchdog,omitempty"`
 	DurationSec float64       `json:"duration_seconds"`
 	Rows        []AblationRow `json:"rows"`
 	// Gap says, for the model as it is, what the commit's "before" row would
@@ -108,7 +109,7 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 		for mi, m := range mechs {
 			for k := range o.Seeds {
 				g.Go(func() error {
-					po := perfrun.Options{Sim: c.simOptions(o.Board, uint64(k+1)), Duration: o.Duration}
+					po := perfrun.Options{Sim: c.simOptions(o, uint64(k+1)), Duration: o.Duration}
 					if m.Name != "none" {
 						po.Ablate = m.Name
 					}
@@ -133,7 +134,7 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 		}
 	}
 	err := g.Wait()
-	res := &AblationResult{Board: o.Board, DurationSec: o.Duration.Seconds()}
+	res := &AblationResult{Board: o.Board, RXWatchdog: o.RXWatchdog, DurationSec: o.Duration.Seconds()}
 	for mi, m := range mechs {
 		for ci, c := range ablationConfigs {
 			if slices.Contains(reps[cell{mi, ci}], nil) {
@@ -185,7 +186,7 @@ func gapOf(before AblationRow, d time.Duration) *Gap {
 
 // WriteAblation prints the ablation table.
 func WriteAblation(w io.Writer, r *AblationResult) {
-	fmt.Fprintf(w, "%s, %.0f s iperf3 per run (virtual time), the commit's two rows with one mechanism off at a time\n\n", r.Board, r.DurationSec)
+	fmt.Fprintf(w, "%s%s, %.0f s iperf3 per run (virtual time), the commit's two rows with one mechanism off at a time\n\n", r.Board, watchdogNote(r.RXWatchdog), r.DurationSec)
 	fmt.Fprintf(w, "%-14s %-16s %17s %9s %13s %9s %9s\n", "mechanism", "configuration", "throughput", "vs none", "retransmits", "path RTT", "loss")
 	none := map[string]float64{}
 	for _, x := range r.Rows {

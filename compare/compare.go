@@ -77,7 +77,10 @@ type Row struct {
 
 // Options for a comparison.
 type Options struct {
-	Board    string
+	Board string
+	// RXWatchdog is the MAC's RX watchdog reading (sim.Options.RXWatchdog; ""
+	// the board's).
+	RXWatchdog string
 	Duration time.Duration // virtual, per iperf3 run
 	Seeds    int
 	// Frames for the frame-level loss measurement of each row.
@@ -98,6 +101,7 @@ type Options struct {
 // Result is the whole table.
 type Result struct {
 	Board       string  `json:"board"`
+	RXWatchdog  string  `json:"rx_watchdog,omitempty"`
 	DurationSec float64 `json:"duration_seconds"`
 	Rows        []Row   `json:"rows"`
 	// Unfinished counts the configurations left out because a run stopped
@@ -109,7 +113,7 @@ type Result struct {
 // the error together with the rows whose seeds all finished.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o = o.withDefaults()
-	res := &Result{Board: o.Board, DurationSec: o.Duration.Seconds()}
+	res := &Result{Board: o.Board, RXWatchdog: o.RXWatchdog, DurationSec: o.Duration.Seconds()}
 	runs := make([][]seedRun, len(Configs))
 	for i := range runs {
 		runs[i] = make([]seedRun, o.Seeds)
@@ -161,7 +165,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		c, r := Configs[j.cfg], &runs[j.cfg][j.seed]
 		g.Go(func() error {
 			var err error
-			r.rep, err = o.RunTCP(gctx, perfrun.Options{Sim: c.simOptions(o.Board, uint64(j.seed+1)), Duration: o.Duration})
+			r.rep, err = o.RunTCP(gctx, perfrun.Options{Sim: c.simOptions(o, uint64(j.seed+1)), Duration: o.Duration})
 			if err != nil {
 				return fmt.Errorf("compare %s: %w", c.Name, err)
 			}
@@ -226,9 +230,9 @@ type seedRun struct {
 	rep                  *perfrun.Report
 }
 
-func (c Config) simOptions(board string, seed uint64) sim.Options {
+func (c Config) simOptions(o Options, seed uint64) sim.Options {
 	d := c.TxDelayNs
-	so := sim.Options{Board: board, Driver: c.Driver, TxDelayNs: &d, PhyMode: c.PhyMode, Seed: seed}
+	so := sim.Options{Board: o.Board, Driver: c.Driver, TxDelayNs: &d, PhyMode: c.PhyMode, Seed: seed, RXWatchdog: o.RXWatchdog}
 	if c.PHYTXDelay {
 		on := true
 		so.PHYTXDelay = &on
@@ -238,7 +242,7 @@ func (c Config) simOptions(board string, seed uint64) sim.Options {
 
 // frameTest is a configuration's frame-level test with one seed.
 func frameTest(o Options, c Config, seed uint64) (seedRun, error) {
-	lt, err := linktest.Run(c.simOptions(o.Board, seed), linktest.Options{Frames: o.Frames, Size: 1514, Payload: "random", Direction: "tx"})
+	lt, err := linktest.Run(c.simOptions(o, seed), linktest.Options{Frames: o.Frames, Size: 1514, Payload: "random", Direction: "tx"})
 	if err != nil {
 		return seedRun{}, err
 	}
@@ -265,7 +269,7 @@ func summarize(o Options, c Config, runs []seedRun) Row {
 		loss = append(loss, r.rep.MeasuredLoss)
 	}
 	if row.ClockChain == "" {
-		if s, err := sim.New(c.simOptions(o.Board, 0)); err == nil {
+		if s, err := sim.New(c.simOptions(o, 0)); err == nil {
 			if desc, err := s.Describe(); err == nil {
 				row.ClockChain, row.EffectiveTXDelayPs = desc.ClockChain, desc.EffectiveTX
 			}
@@ -316,7 +320,7 @@ func meanStd(x []float64) (mean, sd float64) {
 
 // WriteTable prints the comparison.
 func WriteTable(w io.Writer, r *Result) {
-	fmt.Fprintf(w, "%s, %.0f s iperf3 per run (virtual time)\n\n", r.Board, r.DurationSec)
+	fmt.Fprintf(w, "%s%s, %.0f s iperf3 per run (virtual time)\n\n", r.Board, watchdogNote(r.RXWatchdog), r.DurationSec)
 	fmt.Fprintf(w, "%-16s %-8s %-5s %-10s %-5s %9s %10s %10s %17s %13s %9s   %s\n",
 		"configuration", "driver", "delay", "phy-mode", "PHY", "MAC ps", "predicted", "measured", "throughput", "retransmits", "path RTT", "real board")
 	for _, x := range r.Rows {
@@ -355,4 +359,13 @@ func ratio(x Row) string {
 		return ""
 	}
 	return fmt.Sprintf(" (emulated/real throughput %.2f)", x.ThroughputBps/1e6/x.ReportedMbps)
+}
+
+// watchdogNote names the RX watchdog's reading in a table's title when the
+// user chose one.
+func watchdogNote(reading string) string {
+	if reading == "" {
+		return ""
+	}
+	return ", RX watchdog read as " + reading
 }

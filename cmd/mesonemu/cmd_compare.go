@@ -28,6 +28,7 @@ func newCompareCmd(e *env) *cobra.Command {
 		RunE:  func(*cobra.Command, []string) error { return cmdCompare(e) }}
 	fs := c.Flags()
 	e.f.addBoardName(fs)
+	e.f.addRXWatchdog(fs)
 	e.f.addTime(fs, 10*time.Second, "iperf3 test length per run in virtual time, whole seconds")
 	fs.IntVar(&e.f.seeds, "seeds", 1, "seeds per configuration")
 	e.f.addJobs(fs)
@@ -46,7 +47,10 @@ func cmdCompare(e *env) error {
 	}
 	p := newProgress(e.stderr, "compare")
 	defer p.Finish()
-	co := compare.Options{Board: f.board, Duration: time.Duration(f.duration), Seeds: f.seeds, Jobs: f.jobs}
+	if _, err := (sim.Options{RXWatchdog: f.rxWatchdog}).Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	co := compare.Options{Board: f.board, RXWatchdog: f.rxWatchdog, Duration: time.Duration(f.duration), Seeds: f.seeds, Jobs: f.jobs}
 	if p != nil {
 		co.Progress, co.Tick = p, p.Tick
 	}
@@ -94,9 +98,10 @@ func finishedOrStopped(e *env, err error, rows int) bool {
 func childRun(command func(ctx context.Context, args []string) *exec.Cmd) func(context.Context, perfrun.Options) (*perfrun.Report, error) {
 	return func(ctx context.Context, o perfrun.Options) (*perfrun.Report, error) {
 		s := o.Sim
-		carried := sim.Options{Board: s.Board, Driver: s.Driver, TxDelayNs: s.TxDelayNs, PhyMode: s.PhyMode, PHYTXDelay: s.PHYTXDelay, Seed: s.Seed}
+		carried := sim.Options{Board: s.Board, Driver: s.Driver, TxDelayNs: s.TxDelayNs, PhyMode: s.PhyMode, PHYTXDelay: s.PHYTXDelay, Seed: s.Seed,
+			RXWatchdog: s.RXWatchdog}
 		if !reflect.DeepEqual(o, perfrun.Options{Sim: carried, Duration: o.Duration, Ablate: o.Ablate}) {
-			return nil, errors.New("a child run carries only board, driver, tx-delay-ns, phy-mode, phy-tx-delay, seed, time and ablate")
+			return nil, errors.New("a child run carries only board, driver, tx-delay-ns, phy-mode, phy-tx-delay, rx-watchdog, seed, time and ablate")
 		}
 		args := []string{"run", "--json", "--driver", o.Sim.Driver, "--seed", strconv.FormatUint(o.Sim.Seed, 10), "--time", o.Duration.String()}
 		if o.Ablate != "" {
@@ -107,6 +112,9 @@ func childRun(command func(ctx context.Context, args []string) *exec.Cmd) func(c
 		}
 		if o.Sim.TxDelayNs != nil {
 			args = append(args, "--tx-delay-ns", strconv.FormatUint(uint64(*o.Sim.TxDelayNs), 10))
+		}
+		if o.Sim.RXWatchdog != "" {
+			args = append(args, "--rx-watchdog", o.Sim.RXWatchdog)
 		}
 		if o.Sim.PhyMode != "" {
 			args = append(args, "--phy-mode", o.Sim.PhyMode)

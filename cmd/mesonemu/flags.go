@@ -168,6 +168,11 @@ func (f *flags) addSetting(fs *pflag.FlagSet, phyMode bool) {
 // behaves (every command whose board moves frames or shows that tuning).
 func (f *flags) addStmmac(fs *pflag.FlagSet) {
 	fs.StringVar(&f.kernel, "kernel", stmmacdrv.DefaultTree, "stmmac tuning of this Linux tree (TX coalescing, RX watchdog): "+kernelNames())
+	f.addRXWatchdog(fs)
+}
+
+// addRXWatchdog: the silicon's reading of the MAC's RX watchdog.
+func (f *flags) addRXWatchdog(fs *pflag.FlagSet) {
 	fs.StringVar(&f.rxWatchdog, "rx-watchdog", "", "the MAC's RX watchdog where the databook reads two ways: "+
 		sim.RXWatchdogFirst+" (started by the first frame, the default) or "+sim.RXWatchdogReload+
 		" (reloaded by every frame; the board CPU fitted under it); docs/latency.md")

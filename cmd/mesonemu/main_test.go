@@ -68,6 +68,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"eye", "--kernel", "v5.4"}, "--kernel does not apply to eye"},
 		{[]string{"eye", "--rx-watchdog", "reload"}, "--rx-watchdog does not apply to eye"},
 		{[]string{"regs", "--kernel", "v5.4"}, "--kernel does not apply to regs"},
+		{[]string{"compare", "--rx-watchdog", "often"}, "rx-watchdog \"often\": want first or reload"},
 		{[]string{"--rx-watchdog", "sideways"}, "rx-watchdog \"sideways\": want first or reload"},
 		{[]string{"--tap", "t0", "compare"}, "--tap does not apply to compare"},
 		{[]string{"--tap", "t0", "linktest"}, "--tap does not apply to linktest"},
@@ -270,10 +271,11 @@ func TestPcapOfLinktestMatchesTshark(t *testing.T) {
 }
 
 // TestCompareChildRunMatchesInProcess: compare's TCP run in a child process of
-// one thread reports exactly what the same run reports in this process.
+// one thread reports exactly what the same run reports in this process (with
+// the RX watchdog's other reading, which must cross to the child too).
 func TestCompareChildRunMatchesInProcess(t *testing.T) {
 	d := uint32(4)
-	o := perfrun.Options{Sim: sim.Options{Driver: "pre-fix", TxDelayNs: &d, Seed: 5}, Duration: time.Second}
+	o := perfrun.Options{Sim: sim.Options{Driver: "pre-fix", TxDelayNs: &d, Seed: 5, RXWatchdog: sim.RXWatchdogReload}, Duration: time.Second}
 	child := childRun(func(ctx context.Context, args []string) *exec.Cmd {
 		cmd := exec.CommandContext(ctx, os.Args[0])
 		cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\x1f"))
