@@ -81,8 +81,8 @@ type Options struct {
 	// RXWatchdog is the MAC's RX watchdog reading (sim.Options.RXWatchdog; ""
 	// the board's).
 	RXWatchdog string
-	Duration time.Duration // virtual, per iperf3 run
-	Seeds    int
+	Duration   time.Duration // virtual, per iperf3 run
+	Seeds      int
 	// Frames for the frame-level loss measurement of each row.
 	Frames int
 	// Jobs is how many runs go at once (default: the number of cores). Every
