@@ -318,11 +318,12 @@ func meanStd(x []float64) (mean, sd float64) {
 	return mean, math.Sqrt(sd / float64(len(x)-1))
 }
 
-// WriteTable prints the comparison.
+// WriteTable prints the comparison: the emulator's numbers, then beside each
+// row what the commit and its thread reported of the real board.
 func WriteTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "%s%s, %.0f s iperf3 per run (virtual time)\n\n", r.Board, watchdogNote(r.RXWatchdog), r.DurationSec)
-	fmt.Fprintf(w, "%-16s %-8s %-5s %-10s %-5s %9s %10s %10s %17s %13s %9s   %s\n",
-		"configuration", "driver", "delay", "phy-mode", "PHY", "MAC ps", "predicted", "measured", "throughput", "retransmits", "path RTT", "real board")
+	fmt.Fprintf(w, "%-16s %-8s %-5s %-10s %-5s %9s %10s %10s %17s %13s %9s\n",
+		"configuration", "driver", "delay", "phy-mode", "PHY", "MAC ps", "predicted", "measured", "throughput", "retransmits", "path RTT")
 	for _, x := range r.Rows {
 		phy := "off"
 		if x.PHYTXDelay || x.PhyMode == "rgmii-txid" || x.PhyMode == "rgmii-id" {
@@ -338,17 +339,21 @@ func WriteTable(w io.Writer, r *Result) {
 		if x.LinkDead {
 			tp, rt, pr = "link dead", "-", "-"
 		}
-		fmt.Fprintf(w, "%-16s %-8s %2d ns %-10s %-5s %9.0f %10.3g %9.3f%% %17s %13s %9s   %s%s\n",
-			x.Name, x.Driver, x.TxDelayNs, x.PhyMode, phy, x.EffectiveTXDelayPs, x.PredictedFrameLoss, 100*x.MeasuredFrameLoss, tp, rt, pr, x.Reported, ratio(x))
+		fmt.Fprintf(w, "%-16s %-8s %2d ns %-10s %-5s %9.0f %10.3g %9.3f%% %17s %13s %9s\n",
+			x.Name, x.Driver, x.TxDelayNs, x.PhyMode, phy, x.EffectiveTXDelayPs, x.PredictedFrameLoss, 100*x.MeasuredFrameLoss, tp, rt, pr)
 	}
 	if r.Unfinished > 0 {
 		fmt.Fprintf(w, "(interrupted: %d of %d configurations unfinished, left out)\n", r.Unfinished, r.Unfinished+len(r.Rows))
+	}
+	fmt.Fprintf(w, "\nthe real board (the commit and its thread):\n")
+	for _, x := range r.Rows {
+		fmt.Fprintf(w, "  %-16s %s%s\n", x.Name, x.Reported, ratio(x))
 	}
 	fmt.Fprintf(w, "\nmeasured = frame loss of the board's data frames (TCP runs) or of 1514-byte test frames (dead links)\n")
 	fmt.Fprintf(w, "path RTT = the board's data flow's round trip under load (link-layer srtt)\n")
 	for _, x := range r.Rows {
 		if x.ImpliedRTTMicros > 0 {
-			fmt.Fprintf(w, "%s: at the measured loss the real %.0f Mbit/s need a round trip of %.0f us by Mathis's rule (C = %.2f, MSS %d); the emulated path has %.0f us\n",
+			fmt.Fprintf(w, "%s: at the measured loss the real %.0f Mbit/s need a round trip of %.0f us\n  by Mathis's rule (C = %.2f, MSS %d); the emulated path has %.0f us\n",
 				x.Name, x.ReportedMbps, x.ImpliedRTTMicros, mathisC, mathisMSSBytes, x.PathRTTMicros)
 		}
 	}
