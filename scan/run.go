@@ -32,7 +32,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.TCP {
 		r.TCPSeconds, r.Reverse = o.TCPTime.Seconds(), o.Reverse
-		runTCP(ctx, r, o)
+		r.Unfinished = runTCP(ctx, r, o)
 		if r.SkewSwept() {
 			r.SkewSetting = &o.Setting
 			r.Skew = skewPoints(r, o.Setting)
@@ -41,11 +41,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.Windows = windows(r)
 	r.Suggested = suggest(r)
 	if err := ctx.Err(); err != nil && o.TCP {
-		for _, c := range r.Cells {
-			if c.Error == "" && c.TCPResult == nil && (!r.SkewSwept() || c.MACTxDelaySteps == o.Setting.MACTxDelaySteps && c.PHYTxDelay == o.Setting.PHYTxDelay) {
-				r.Unfinished++
-			}
-		}
 		return r, errors.Join(fmt.Errorf("scan: %w", err), cellErrors(r))
 	}
 	return r, cellErrors(r)
@@ -171,8 +166,9 @@ func runCell(c *Cell, o Options) {
 }
 
 // runTCP gives every cell its iperf3 test, o.Workers at a time. A dead link
-// gets none: iperf3 would only wait out its connect timeout there.
-func runTCP(ctx context.Context, r *Result, o Options) {
+// gets none: iperf3 would only wait out its connect timeout there. It returns
+// how many tests ctx's end left unfinished.
+func runTCP(ctx context.Context, r *Result, o Options) (unfinished int) {
 	var todo []*Cell
 	for i := range r.Cells {
 		c := &r.Cells[i]
@@ -197,7 +193,7 @@ func runTCP(ctx context.Context, r *Result, o Options) {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 			wg.Wait()
-			return
+			return countUnfinished(todo)
 		}
 		wg.Add(1)
 		go func() {
@@ -224,6 +220,18 @@ func runTCP(ctx context.Context, r *Result, o Options) {
 		}()
 	}
 	wg.Wait()
+	return countUnfinished(todo)
+}
+
+// countUnfinished: cells given a test that neither finished nor failed.
+func countUnfinished(todo []*Cell) int {
+	n := 0
+	for _, c := range todo {
+		if c.TCPResult == nil && c.Error == "" {
+			n++
+		}
+	}
+	return n
 }
 
 // CellOptions are the sim.Options of one cell (skewPs nil: the board's own

@@ -129,7 +129,9 @@ func (o Options) Validate() (board.Board, error) {
 	switch o.RXWatchdog {
 	case "":
 	case RXWatchdogFirst, RXWatchdogReload:
-		b = b.WithRXWatchdog(o.RXWatchdog == RXWatchdogReload)
+		if b, err = b.WithRXWatchdog(o.RXWatchdog == RXWatchdogReload); err != nil {
+			return board.Board{}, err
+		}
 	default:
 		return board.Board{}, fmt.Errorf("rx-watchdog %q: want %s or %s", o.RXWatchdog, RXWatchdogFirst, RXWatchdogReload)
 	}

@@ -47,9 +47,6 @@ func cmdCompare(e *env) error {
 	}
 	p := newProgress(e.stderr, "compare")
 	defer p.Finish()
-	if _, err := (sim.Options{RXWatchdog: f.rxWatchdog}).Validate(); err != nil {
-		return usagef("%v", err)
-	}
 	co := compare.Options{Board: f.board, RXWatchdog: f.rxWatchdog, Duration: time.Duration(f.duration), Seeds: f.seeds, Jobs: f.jobs}
 	if p != nil {
 		co.Progress, co.Tick = p, p.Tick

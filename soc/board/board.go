@@ -74,14 +74,18 @@ type Board struct {
 }
 
 // WithRXWatchdog is the board with its MAC's RX watchdog read one way or the
-// other (DWMAC.RIWTRestart) and the CPU fitted under that reading.
-func (b Board) WithRXWatchdog(reload bool) Board {
+// other (DWMAC.RIWTRestart) and the CPU fitted under that reading; a board
+// with no fit under the other reading cannot take it.
+func (b Board) WithRXWatchdog(reload bool) (Board, error) {
 	if reload == b.DWMAC.RIWTRestart {
-		return b
+		return b, nil
+	}
+	if b.CPUOtherReading.PerPacketNs == 0 {
+		return b, fmt.Errorf("board %s: no CPU fitted under the RX watchdog's other reading", b.Name)
 	}
 	b.DWMAC.RIWTRestart = reload
 	b.CPU, b.CPUOtherReading = b.CPUOtherReading, b.CPU
-	return b
+	return b, nil
 }
 
 // MACAddr is the MAC address as a net.HardwareAddr (a fresh slice).

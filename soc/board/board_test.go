@@ -168,3 +168,24 @@ func TestDWMACClock(t *testing.T) {
 		}
 	}
 }
+
+// TestWithRXWatchdog: the other reading swaps in the CPU fitted under it and
+// back again; a board without that fit refuses it rather than run a CPU that
+// costs nothing.
+func TestWithRXWatchdog(t *testing.T) {
+	b, err := Lookup("odroid-c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.WithRXWatchdog(true)
+	if err != nil || !r.DWMAC.RIWTRestart || r.CPU != odroidC1CPURIWTReload {
+		t.Fatalf("reload: %v, restart %v, CPU %+v", err, r.DWMAC.RIWTRestart, r.CPU)
+	}
+	if back, err := r.WithRXWatchdog(false); err != nil || back.DWMAC.RIWTRestart || back.CPU != odroidC1CPU {
+		t.Fatalf("back to first-frame: %v, restart %v, CPU %+v", err, back.DWMAC.RIWTRestart, back.CPU)
+	}
+	b.CPUOtherReading = CPU{}
+	if _, err := b.WithRXWatchdog(true); err == nil {
+		t.Error("a board without a CPU fit under the reload reading took it")
+	}
+}
