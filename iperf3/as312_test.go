@@ -181,7 +181,7 @@ func onRealServer(t *testing.T, bin string, extra ...string) (int, func(kill boo
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitListening(t, port)
+	waitListening(t, port, srv)
 	done := false
 	return port, func(kill bool) string {
 		if done {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -124,16 +125,33 @@ func realIperf3(t *testing.T) string {
 	return ""
 }
 
-// freePort finds a loopback TCP port for a real iperf3 server to bind.
+// freePort finds a loopback TCP port for a real iperf3 server to bind. The
+// kernel may hand a closed port out again, so a port given to one test is
+// never given to another: parallel tests must not start servers on the same
+// port.
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := listenLoopback()
-	if err != nil {
-		t.Fatal(err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for i := 0; i < 1000; i++ {
+		ln, err := listenLoopback()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, p := splitAddr(ln.Addr())
+		ln.Close()
+		if !portsGiven[p] {
+			portsGiven[p] = true
+			return p
+		}
 	}
-	_, p := splitAddr(ln.Addr())
-	ln.Close()
-	return p
+	t.Fatal("the kernel handed out only ports already given to other tests")
+	return 0
 }
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
 
 func itoa(n int) string { return strconv.Itoa(n) }

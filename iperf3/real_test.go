@@ -29,7 +29,7 @@ func TestOurClientAgainstRealServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = srv.Process.Kill() }()
-			waitListening(t, port)
+			waitListening(t, port, srv)
 
 			var out bytes.Buffer
 			res, err := Run(context.Background(), ClientOptions{

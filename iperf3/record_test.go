@@ -76,24 +76,43 @@ func recordScenario(t *testing.T, bin, name string, clientArgs, serverArgs []str
 	}
 }
 
-// waitListening polls /proc/net/tcp{,6} until something listens on port;
-// connecting to check would use up the one-off server's only test.
-func waitListening(t *testing.T, port int) {
+// waitListening polls /proc/net/tcp{,6} until srv itself listens on port:
+// the listening socket's inode must be one of srv's descriptors, so another
+// process's listener on a reused port does not pass for it. Connecting to
+// check would use up the one-off server's only test.
+func waitListening(t *testing.T, port int, srv *exec.Cmd) {
 	t.Helper()
 	want := fmt.Sprintf(":%04X ", port)
+	fdDir := fmt.Sprintf("/proc/%d/fd", srv.Process.Pid)
 	for i := 0; i < 200; i++ {
 		for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 			b, _ := os.ReadFile(f)
 			for _, line := range strings.Split(string(b), "\n") {
 				fields := strings.Fields(line)
-				if len(fields) > 3 && strings.HasSuffix(fields[1]+" ", want) && fields[3] == "0A" {
+				if len(fields) > 9 && strings.HasSuffix(fields[1]+" ", want) && fields[3] == "0A" &&
+					ownsSocket(fdDir, fields[9]) {
 					return
 				}
 			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("nothing listens on port %d", port)
+	t.Fatalf("%s is not listening on port %d after 2 s", srv.Path, port)
+}
+
+// ownsSocket reports whether one of the descriptors in fdDir is the socket
+// with this inode.
+func ownsSocket(fdDir, inode string) bool {
+	ents, err := os.ReadDir(fdDir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(fdDir, e.Name())); err == nil && l == "socket:["+inode+"]" {
+			return true
+		}
+	}
+	return false
 }
 
 type recordingProxy struct {
