@@ -3,6 +3,8 @@ package iperf3
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,27 +127,29 @@ func realIperf3(t *testing.T) string {
 	return ""
 }
 
-// freePort finds a loopback TCP port for a real iperf3 server to bind. The
-// kernel may hand a closed port out again, so a port given to one test is
-// never given to another: parallel tests must not start servers on the same
-// port.
+// freePort finds a TCP port for a real iperf3 server to bind. It is below
+// the kernel's ephemeral range, so no connection of a parallel test can take
+// it as its local port before the server binds it, and it is never given to
+// two tests of this process. Nothing may listen on it, on any address.
 func freePort(t *testing.T) int {
 	t.Helper()
 	portsMu.Lock()
 	defer portsMu.Unlock()
+	lo, hi := 10000, ephemeralLow()
 	for i := 0; i < 1000; i++ {
-		ln, err := listenLoopback()
+		p := lo + rand.IntN(hi-lo)
+		if portsGiven[p] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf(":%d", p))
 		if err != nil {
-			t.Fatal(err)
+			continue
 		}
-		_, p := splitAddr(ln.Addr())
 		ln.Close()
-		if !portsGiven[p] {
-			portsGiven[p] = true
-			return p
-		}
+		portsGiven[p] = true
+		return p
 	}
-	t.Fatal("the kernel handed out only ports already given to other tests")
+	t.Fatalf("no free TCP port in %d-%d after 1000 tries", lo, hi-1)
 	return 0
 }
 
@@ -153,5 +157,23 @@ var (
 	portsMu    sync.Mutex
 	portsGiven = map[int]bool{}
 )
+
+// ephemeralLow is the first port the kernel hands to connections by itself
+// (net.ipv4.ip_local_port_range), 32768 if it cannot be read or is too low
+// to leave room under it.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 32768
+	}
+	if n, err := strconv.Atoi(f[0]); err == nil && n > 11000 {
+		return n
+	}
+	return 32768
+}
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -84,7 +84,10 @@ func waitListening(t *testing.T, port int, srv *exec.Cmd) {
 	t.Helper()
 	want := fmt.Sprintf(":%04X ", port)
 	fdDir := fmt.Sprintf("/proc/%d/fd", srv.Process.Pid)
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 500; i++ {
+		if exited(srv.Process.Pid) {
+			t.Fatalf("%s exited before it listened on port %d", srv.Path, port)
+		}
 		for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 			b, _ := os.ReadFile(f)
 			for _, line := range strings.Split(string(b), "\n") {
@@ -97,7 +100,20 @@ func waitListening(t *testing.T, port int, srv *exec.Cmd) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("%s is not listening on port %d after 2 s", srv.Path, port)
+	t.Fatalf("%s is not listening on port %d after 5 s", srv.Path, port)
+}
+
+// exited reports whether the child pid has ended (a zombie not yet waited
+// for, or gone).
+func exited(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the command name's closing parenthesis.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z'
 }
 
 // ownsSocket reports whether one of the descriptors in fdDir is the socket
