@@ -241,6 +241,7 @@ type client struct {
 
 	sendersFinished bool
 	endAfterOmit    bool
+	endBeforeRun    bool        // the test clock ran out before TEST_RUNNING came
 	endTimer        tcpip.Timer // endGrace from phaseEnding on; stopped at cleanup
 
 	testRuntime
@@ -473,6 +474,13 @@ func (c *client) onState(ctx context.Context, state int8) (done bool, err error)
 		}
 		c.startTransfer()
 		c.phase = phaseRunning
+		if c.endBeforeRun {
+			// iperf3's timer only sets done; its loop then ends the test on
+			// the first pass after TEST_RUNNING.
+			if err := c.beginEnd(); err != nil {
+				return false, err
+			}
+		}
 	case stateExchangeResults:
 		if err := c.expect(state, phaseEnded); err != nil {
 			return false, err
@@ -599,11 +607,16 @@ func (c *client) onTimers() error {
 	})
 }
 
-// beginEnd stops the test once -t elapsed or -n was reached. Like iperf3 it
+// beginEnd stops the test once -t elapsed or -n was reached; if -t elapsed
+// before the server said TEST_RUNNING, at TEST_RUNNING. Like iperf3 it
 // never ends inside the omit period. A sending client lets every stream
 // finish the block it is writing before it takes the final statistics, so
 // the receiver can never count more than the sender reports.
 func (c *client) beginEnd() error {
+	if c.phase == phaseStarted {
+		c.endBeforeRun = true
+		return nil
+	}
 	if c.phase != phaseRunning {
 		return nil
 	}
