@@ -36,9 +36,11 @@
 //     -t 0-86400 s, -O 0-600 s.
 //   - Idle timeout: DefaultIdleTimeout = 120 s (iperf3's --rcv-timeout
 //     default), applied in every phase of both roles to "no byte read on the
-//     control connection and none moved on any data stream"; detected within
-//     a quarter of it. 3.12 applies it only to a receiving side mid-test and
-//     blocks forever on a client that never sends its cookie.
+//     control connection and none moved on any data stream" (once the test
+//     has ended, on the control connection alone); detected within a quarter
+//     of it. 3.12 applies it only to a receiving side mid-test, blocks forever
+//     on a client that never sends its cookie, and drains forever a server
+//     that keeps streaming after TEST_END without sending the results.
 //   - The server admits data streams in accept order (iperf3's order) but
 //     reads their cookies concurrently, so a silent connection cannot block
 //     the control connection; at most -P + 16 such connections wait at once,

@@ -347,3 +347,49 @@ func TestClientEndsWhenASenderIsStuck(t *testing.T) {
 	default:
 	}
 }
+
+// TestClientIdleOnceTheTestEnded: a reverse-mode server that keeps streaming
+// after the client's TEST_END and never sends EXCHANGE_RESULTS ends at the
+// client's idle timeout. Once the test is over only the control connection
+// counts as progress (3.12 would drain for ever here).
+func TestClientIdleOnceTheTestEnded(t *testing.T) {
+	ln, port := loopbackPort(t)
+	defer ln.Close()
+	wait := runAsync(ClientOptions{Host: "127.0.0.1", Port: port, Seconds: 1, Reverse: true, IdleTimeout: hostileIdle})
+	ended := make(chan error, 1)
+	go func() { _, err := wait(); ended <- err }()
+	ctrl, _ := acceptClient(t, ln)
+	ctrl.send(byte(stateParamExchange))
+	ctrl.readJSON()
+	ctrl.send(byte(stateCreateStreams))
+	data, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer data.Close()
+	ctrl.send(byte(stateTestStart), byte(stateTestRunning))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // 1 KiB a millisecond until the test ends, for 60 s at most
+		block := make([]byte, 1024)
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := data.Write(block); err != nil {
+				return
+			}
+		}
+	}()
+	ctrl.expect(stateTestEnd)
+	select {
+	case err := <-ended:
+		if CodeOf(err) != CodeNoMsg {
+			t.Errorf("client error %v (code %d), want the idle timeout (code %d)", err, CodeOf(err), CodeNoMsg)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("client still draining 20 s after TEST_END with a %v idle timeout", hostileIdle)
+	}
+}

@@ -141,8 +141,10 @@ func (t *transfer) senderDone() {
 }
 
 // receive counts what arrives until the connection ends. It keeps draining
-// after the test ends so a sender never stalls on it; an end of stream or an
-// error after the test ended is normal.
+// after the test ends so a sender never stalls on it, but that no longer
+// keeps the idle watchdog at bay: a peer that streams for ever and never
+// sends the results cannot hold the test open. An end of stream or an error
+// after the test ended is normal.
 func (t *transfer) receive(st *stream, size int) {
 	buf := make([]byte, size)
 	for {
@@ -152,7 +154,9 @@ func (t *transfer) receive(st *stream, size int) {
 				st.file.write(buf[:n]) // before it counts (see diskFile)
 			}
 			st.moved.Add(uint64(n))
-			t.progress.Add(uint64(n))
+			if !t.stop.Load() { // after the end only the control connection is progress
+				t.progress.Add(uint64(n))
+			}
 			if t.limit > 0 && t.received.Add(uint64(n)) >= t.limit && t.limitHit.CompareAndSwap(false, true) {
 				t.post(limitReached{})
 			}
