@@ -197,8 +197,9 @@ func runAgainstFakeServerIdle(t *testing.T, idle time.Duration, script func(ctrl
 	return err
 }
 
-// toRunning plays a well-behaved server up to TEST_RUNNING.
-func toRunning(ctrl fakePeer, ln net.Listener) net.Conn {
+// toStreams plays a well-behaved server up to the client's one data
+// connection, which it returns (closed when the test ends).
+func toStreams(ctrl fakePeer, ln net.Listener) net.Conn {
 	ctrl.send(byte(stateParamExchange))
 	ctrl.readJSON()
 	ctrl.send(byte(stateCreateStreams))
@@ -207,6 +208,12 @@ func toRunning(ctrl fakePeer, ln net.Listener) net.Conn {
 		ctrl.t.Fatal(err)
 	}
 	ctrl.t.Cleanup(func() { data.Close() })
+	return data
+}
+
+// toRunning plays a well-behaved server up to TEST_RUNNING.
+func toRunning(ctrl fakePeer, ln net.Listener) net.Conn {
+	data := toStreams(ctrl, ln)
 	ctrl.send(byte(stateTestStart), byte(stateTestRunning))
 	var s sink
 	s.drain([]net.Conn{data})
@@ -320,14 +327,7 @@ func TestStreamsJoinInAcceptOrder(t *testing.T) {
 func TestClientEndsWhenASenderIsStuck(t *testing.T) {
 	got := make(chan int8, 1)
 	err := runAgainstFakeServerIdle(t, time.Minute, func(ctrl fakePeer, ln net.Listener) {
-		ctrl.send(byte(stateParamExchange))
-		ctrl.readJSON()
-		ctrl.send(byte(stateCreateStreams))
-		data, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer data.Close() // never read: the sender's buffers fill and its Write blocks
+		toStreams(ctrl, ln) // never read: the sender's buffers fill and its Write blocks
 		ctrl.send(byte(stateTestStart), byte(stateTestRunning))
 		_ = ctrl.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 		b := make([]byte, 1)
@@ -359,14 +359,7 @@ func TestClientIdleOnceTheTestEnded(t *testing.T) {
 	ended := make(chan error, 1)
 	go func() { _, err := wait(); ended <- err }()
 	ctrl, _ := acceptClient(t, ln)
-	ctrl.send(byte(stateParamExchange))
-	ctrl.readJSON()
-	ctrl.send(byte(stateCreateStreams))
-	data, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer data.Close()
+	data := toStreams(ctrl, ln)
 	ctrl.send(byte(stateTestStart), byte(stateTestRunning))
 	stop := make(chan struct{})
 	defer close(stop)
