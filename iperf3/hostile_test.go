@@ -386,3 +386,22 @@ func TestClientIdleOnceTheTestEnded(t *testing.T) {
 		t.Fatalf("client still draining 20 s after TEST_END with a %v idle timeout", hostileIdle)
 	}
 }
+
+// TestClientEndsAtALateTestRunning: iperf3's clock starts at TEST_START; if
+// -t has run out before TEST_RUNNING comes, 3.12's timer has only set done,
+// and the client sends TEST_END on its first pass after TEST_RUNNING.
+func TestClientEndsAtALateTestRunning(t *testing.T) {
+	err := runAgainstFakeServerIdle(t, time.Minute, func(ctrl fakePeer, ln net.Listener) {
+		var s sink
+		s.drain([]net.Conn{toStreams(ctrl, ln)})
+		ctrl.send(byte(stateTestStart))
+		time.Sleep(1500 * time.Millisecond) // past the client's -t 1
+		ctrl.send(byte(stateTestRunning))
+		_ = ctrl.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		ctrl.expect(stateTestEnd)
+		_ = ctrl.conn.Close()
+	})
+	if CodeOf(err) != CodeCtrlClose {
+		t.Errorf("client error %v (code %d), want the control connection's close after TEST_END", err, CodeOf(err))
+	}
+}
