@@ -34,6 +34,9 @@ func (f *flags) linkOptions() (linktest.Options, error) {
 	if err := o.Validate(); err != nil {
 		return o, usagef("%v", err)
 	}
+	if f.given("rx-watchdog") && o.Direction == "tx" {
+		return o, usagef("--rx-watchdog: --direction tx receives nothing; the RX watchdog matters with rx or both")
+	}
 	return o, nil
 }
 

@@ -49,6 +49,9 @@ func cmdScan(e *env) error {
 			return usagef("--%s: scan runs iperf3 only with --tcp", n)
 		}
 	}
+	if f.given("rx-watchdog") && !f.tcp {
+		return usagef("--rx-watchdog: scan's frame test only sends; the RX watchdog matters only with --tcp")
+	}
 	for _, n := range []string{"tx-delay-ns", "phy-tx-delay"} {
 		if f.given(n) && !(skewSet && f.tcp) {
 			return usagef("--%s: scan sweeps every MAC and PHY delay; it picks the one iperf3 runs at only with --tcp and a skew sweep", n)

@@ -86,6 +86,8 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"clk", "--time", "3s"}, "--time does not apply to clk"},
 		{[]string{"scan", "--time", "2s"}, "--time: scan runs iperf3 only with --tcp"},
 		{[]string{"scan", "--reverse"}, "--reverse: scan runs iperf3 only with --tcp"},
+		{[]string{"scan", "--rx-watchdog", "reload"}, "--rx-watchdog: scan's frame test only sends"},
+		{[]string{"linktest", "--direction", "tx", "--rx-watchdog", "first"}, "--rx-watchdog: --direction tx receives nothing"},
 		{[]string{"scan", "--tx-delay-ns", "4"}, "--tx-delay-ns: scan sweeps every MAC and PHY delay"},
 		{[]string{"scan", "--frames", "10"}, "--frames does not apply to scan (it applies to linktest)"},
 		{[]string{"compare", "--driver", "pre-fix"}, "--driver does not apply to compare"},
