@@ -65,6 +65,9 @@ func cmdEye(e *env) error {
 			return usagef("%v", err)
 		}
 	}
+	if f.given("seed") && len(f.pictureTargets()) == 0 {
+		return usagef("--seed: eye draws random samples only for the picture; give --png or --svg")
+	}
 	s, d, err := f.bootDescribed(e.stderr)
 	if err != nil {
 		return err

@@ -87,6 +87,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"scan", "--time", "2s"}, "--time: scan runs iperf3 only with --tcp"},
 		{[]string{"scan", "--reverse"}, "--reverse: scan runs iperf3 only with --tcp"},
 		{[]string{"scan", "--rx-watchdog", "reload"}, "--rx-watchdog: scan's frame test only sends"},
+		{[]string{"eye", "--seed", "2"}, "--seed: eye draws random samples only for the picture"},
 		{[]string{"linktest", "--direction", "tx", "--rx-watchdog", "first"}, "--rx-watchdog: --direction tx receives nothing"},
 		{[]string{"scan", "--tx-delay-ns", "4"}, "--tx-delay-ns: scan sweeps every MAC and PHY delay"},
 		{[]string{"scan", "--frames", "10"}, "--frames does not apply to scan (it applies to linktest)"},
