@@ -141,10 +141,10 @@ func (t *transfer) senderDone() {
 }
 
 // receive counts what arrives until the connection ends. It keeps draining
-// after the test ends so a sender never stalls on it, but that no longer
-// keeps the idle watchdog at bay: a peer that streams for ever and never
-// sends the results cannot hold the test open. An end of stream or an error
-// after the test ended is normal.
+// after the test ends so a sender never stalls on it, but what arrives then
+// is not progress for the idle watchdog: a peer that streams for ever and
+// never sends the results cannot hold the test open. An end of stream or an
+// error after the test ended is normal.
 func (t *transfer) receive(st *stream, size int) {
 	buf := make([]byte, size)
 	for {
