@@ -4,9 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"mesonemu/linux/stmmac"
 	"mesonemu/platform"
 	"mesonemu/sim"
-	"mesonemu/stmmac/stmmaceth"
 )
 
 // BenchmarkFramePath measures the whole frame path — guest driver xmit, DMA,
@@ -38,7 +38,7 @@ func BenchmarkFramePath(b *testing.B) {
 				switch err := s.Guest.MAC.Xmit(frame); {
 				case err == nil:
 					sent++
-				case errors.Is(err, stmmaceth.ErrRingFull):
+				case errors.Is(err, stmmac.ErrRingFull):
 					m.Step()
 				default:
 					b.Fatal(err)

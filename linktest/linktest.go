@@ -15,11 +15,11 @@ import (
 	"mesonemu/emu"
 	"mesonemu/ether"
 	"mesonemu/farend"
+	"mesonemu/linux/stmmac"
 	"mesonemu/platform"
 	"mesonemu/rgmiiwire"
 	"mesonemu/sim"
-	"mesonemu/stmmac"
-	"mesonemu/stmmac/stmmaceth"
+	dwmac "mesonemu/stmmac"
 )
 
 // Options choose the traffic.
@@ -215,7 +215,7 @@ func (r *runner) send() error {
 			case err == nil:
 				r.txQueued++
 				progress = true
-			case errors.Is(err, stmmaceth.ErrRingFull):
+			case errors.Is(err, stmmac.ErrRingFull):
 			default:
 				return fmt.Errorf("linktest: xmit frame %d: %w", r.txQueued, err)
 			}
@@ -267,9 +267,9 @@ func (r *runner) drain(base counters) (tx, rx *DirResult, err error) {
 // driver's counts at one moment.
 type counters struct {
 	path platform.PathCounters
-	mac  stmmac.Counters
+	mac  dwmac.Counters
 	nic  farend.Stats
-	drv  stmmaceth.NetStats
+	drv  stmmac.NetStats
 }
 
 func readCounters(s *sim.Sim) counters {

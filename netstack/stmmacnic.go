@@ -3,8 +3,8 @@ package netstack
 import (
 	"errors"
 
+	stmmacdrv "mesonemu/linux/stmmac"
 	"mesonemu/netstack/link"
-	stmmacdrv "mesonemu/stmmac/stmmaceth"
 )
 
 // StmmacNIC is the board's stmmac ring driver as the board stack's card: Xmit

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"mesonemu/emu"
+	"mesonemu/linux/stmmac"
 	"mesonemu/netstack"
 	"mesonemu/netstack/linuxmodel"
 	"mesonemu/sim"
-	"mesonemu/stmmac/stmmaceth"
 )
 
 // Ablation is one timing mechanism of the model switched off, or set to the
@@ -30,16 +30,16 @@ const pcModerationAlt = 250 * emu.Microsecond
 // Ablations lists every mechanism compare --ablate switches, one at a time.
 var Ablations = []Ablation{
 	{Name: "tx-coalescing", What: "board TX interrupt on every frame (tx_coal_frames 1) instead of the kernel tree's coalescing",
-		sim: stmmacTuning(func(c *stmmaceth.Config) { c.TxCoalFrames = 1 })},
+		sim: stmmacTuning(func(c *stmmac.Config) { c.TxCoalFrames = 1 })},
 	{Name: "rx-watchdog", What: "board RX interrupt on every frame (riwt_off) instead of the RX watchdog",
-		sim: stmmacTuning(func(c *stmmaceth.Config) { c.RIWTOff = true })},
+		sim: stmmacTuning(func(c *stmmac.Config) { c.RIWTOff = true })},
 	{Name: "bql", What: "no byte queue limits on the board's TX queue (v5.5's stmmac has BQL)",
-		sim: stmmacTuning(func(c *stmmaceth.Config) { c.BQL = false })},
+		sim: stmmacTuning(func(c *stmmac.Config) { c.BQL = false })},
 	{Name: "rx-cleans-tx", What: "board RX interrupt schedules only the RX NAPI (v5.6) instead of TX NAPI too (v5.5's stmmac_napi_check)",
-		sim: stmmacTuning(func(c *stmmaceth.Config) { c.RxIRQLeavesTx = true })},
+		sim: stmmacTuning(func(c *stmmac.Config) { c.RxIRQLeavesTx = true })},
 	{Name: "napi-budget", What: "board NAPI poll takes the whole RX ring instead of 64 frames (NAPI_POLL_WEIGHT)",
-		sim: stmmacTuning(func(c *stmmaceth.Config) {
-			n := max(c.RxRingSize, stmmaceth.DefaultRxRingSize, c.NetdevBudget)
+		sim: stmmacTuning(func(c *stmmac.Config) {
+			n := max(c.RxRingSize, stmmac.DefaultRxRingSize, c.NetdevBudget)
 			c.NAPIBudget, c.NetdevBudget = n, n
 		})},
 	{Name: "cpu-cost", What: "board CPU costs nothing (no per-packet and per-byte time)",
@@ -86,10 +86,10 @@ func LookupAblation(name string) (Ablation, error) {
 
 // stmmacTuning adds a change to the guest's stmmac configuration after any
 // the options already make.
-func stmmacTuning(change func(*stmmaceth.Config)) func(*sim.Options) {
+func stmmacTuning(change func(*stmmac.Config)) func(*sim.Options) {
 	return func(o *sim.Options) {
 		before := o.Stmmac
-		o.Stmmac = func(c *stmmaceth.Config) {
+		o.Stmmac = func(c *stmmac.Config) {
 			if before != nil {
 				before(c)
 			}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"mesonemu/linux/stmmac"
 	"mesonemu/netstack"
 	"mesonemu/sim"
-	"mesonemu/stmmac/stmmaceth"
 )
 
 // writeHeader prints what the board booted into, before iperf3 runs.
@@ -124,7 +124,7 @@ func commitRun(r *Report, o Options) (Commit, bool) {
 	plain := d.Board == "odroid-c1" && d.PhyMode == "rgmii" && !d.PHYTXDelay && r.Ablation == "none" &&
 		!o.Reverse && o.Parallel == 1 && o.CC == "cubic" && so.Speed == 0 && so.FarEnd.RxDelay == 0 &&
 		(so.Mechanism == "" || so.Mechanism == "A") && (so.Kernel == "" || so.Kernel == d.Stmmac.Tree) &&
-		d.Stmmac.Tree == stmmaceth.DefaultTree && !o.IPv6
+		d.Stmmac.Tree == stmmac.DefaultTree && !o.IPv6
 	for _, c := range CommitRuns {
 		if plain && d.Driver == c.Driver && d.TxDelayNs == c.TxDelayNs {
 			return c, true

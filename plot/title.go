@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"mesonemu/linux/stmmac/dwmacmeson8b"
 	"mesonemu/rgmiiwire"
 	"mesonemu/sim"
-	"mesonemu/soc/dwmacmeson8b"
 )
 
 // Setting names the emulated configuration for titles.

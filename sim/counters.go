@@ -5,8 +5,8 @@ import (
 	"io"
 
 	"mesonemu/farend"
+	"mesonemu/linux/stmmac"
 	"mesonemu/platform"
-	"mesonemu/stmmac/stmmaceth"
 )
 
 // Counter is one named counter of a run's link report (ethtool -S style),
@@ -35,10 +35,10 @@ func WriteCounters(w io.Writer, cs []Counter) {
 // meets them: the board's MAC statistics (those not zero, and the ones always
 // listed), the RGMII wire both ways, the PC's NIC. The main job and wire list
 // them so; each adds the stages around them that it has.
-func LinkCounters(mac []stmmaceth.Stat, path platform.PathCounters, pcNIC farend.Stats) []Counter {
+func LinkCounters(mac []stmmac.Stat, path platform.PathCounters, pcNIC farend.Stats) []Counter {
 	var out []Counter
 	for _, c := range mac {
-		if c.Value != 0 || stmmaceth.AlwaysListed(c.Name) {
+		if c.Value != 0 || stmmac.AlwaysListed(c.Name) {
 			out = append(out, Counter{Where: "board eth0 (stmmac)", Name: c.Name, Value: c.Value})
 		}
 	}

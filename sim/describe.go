@@ -5,11 +5,11 @@ import (
 	"strings"
 
 	"mesonemu/emu"
+	"mesonemu/linux/clk"
+	"mesonemu/linux/stmmac"
 	"mesonemu/reg"
 	"mesonemu/soc"
-	"mesonemu/soc/clk"
-	"mesonemu/stmmac"
-	"mesonemu/stmmac/stmmaceth"
+	dwmac "mesonemu/stmmac"
 )
 
 // Description is what `mesonemu clk`, `mesonemu regs` and the main job's header
@@ -47,7 +47,7 @@ type Description struct {
 	regs      map[string]string
 }
 
-// StmmacTuning is what the stmmac driver runs with (stmmaceth.Trees).
+// StmmacTuning is what the stmmac driver runs with (stmmac.Trees).
 type StmmacTuning struct {
 	Tree          string  `json:"tree"`
 	Source        string  `json:"source"` // where the tree's numbers come from
@@ -110,12 +110,12 @@ func (s *Sim) Describe() (Description, error) {
 	d.PredictedTX, d.PredictedRX = hw.PredictedLoss(1514)
 	d.Link = s.Guest.PHY.Status()
 	d.PCRxModerationUs = float64(s.Opts.FarEnd.RxDelay) / float64(emu.Microsecond)
-	tree, _ := stmmaceth.LookupTree(s.Opts.Kernel)
+	tree, _ := stmmac.LookupTree(s.Opts.Kernel)
 	cfg := s.Guest.MAC.Config()
 	d.Stmmac = StmmacTuning{Tree: tree.Name, Source: tree.Why, TxCoalFrames: cfg.TxCoalFrames, TxCoalTimerUs: cfg.TxCoalTimerUs,
 		TimerPerFrame: cfg.AlwaysArmTxTimer, HZ: cfg.HZ, RIWT: cfg.RIWT,
 		// RIWT counts 256 cycles of the CSR clock (clk81).
-		RIWTMicros: float64(cfg.RIWT) * 256 / stmmac.DefaultCSRClockHz * 1e6,
+		RIWTMicros: float64(cfg.RIWT) * 256 / dwmac.DefaultCSRClockHz * 1e6,
 		RXWatchdog: RXWatchdogFirst, CPUPerPacketNs: s.Board.CPU.PerPacketNs}
 	if s.Board.DWMAC.RIWTRestart {
 		d.Stmmac.RXWatchdog = RXWatchdogReload

@@ -9,16 +9,16 @@ import (
 	"fmt"
 	"io"
 
-	"mesonemu/boot"
 	"mesonemu/emu"
 	"mesonemu/farend"
-	"mesonemu/kernel"
-	"mesonemu/phy/realtek"
+	"mesonemu/linux/boot"
+	"mesonemu/linux/kernel"
+	"mesonemu/linux/phy/realtek"
+	"mesonemu/linux/stmmac"
+	"mesonemu/linux/stmmac/dwmacmeson8b"
 	"mesonemu/platform"
 	"mesonemu/soc"
 	"mesonemu/soc/board"
-	"mesonemu/soc/dwmacmeson8b"
-	"mesonemu/stmmac/stmmaceth"
 )
 
 // Options are what a user chooses.
@@ -41,10 +41,10 @@ type Options struct {
 	// PHYDelays chooses the Realtek driver's delay policy (v5.5 default).
 	PHYDelays realtek.DelayPolicy
 	// Kernel names the Linux tree whose stmmac tuning the guest runs with
-	// (stmmaceth.Trees; "" is stmmaceth.DefaultTree). Stmmac, if set, is
+	// (stmmac.Trees; "" is stmmac.DefaultTree). Stmmac, if set, is
 	// applied after it.
 	Kernel string
-	Stmmac func(*stmmaceth.Config)
+	Stmmac func(*stmmac.Config)
 	// RXWatchdog reads the MAC's RX watchdog one way or the other where the
 	// databook is ambiguous (docs/latency.md): "first" (a frame completed with
 	// DIC starts it if it is not running), "reload" (every such frame reloads
@@ -123,7 +123,7 @@ func (o Options) Validate() (board.Board, error) {
 	default:
 		return board.Board{}, fmt.Errorf("speed %d: want 1000, 100 or 10", o.Speed)
 	}
-	if _, err := stmmaceth.LookupTree(o.Kernel); err != nil {
+	if _, err := stmmac.LookupTree(o.Kernel); err != nil {
 		return board.Board{}, err
 	}
 	switch o.RXWatchdog {
@@ -190,8 +190,8 @@ func New(o Options) (*Sim, error) {
 		hw.Machine().Bus().SetTrace(o.Trace)
 	}
 	s := &Sim{Opts: o, Board: b, hw: hw, DT: DeviceTree(b, o, hw.RAMSize())}
-	tree, _ := stmmaceth.LookupTree(o.Kernel)
-	tune := func(c *stmmaceth.Config) {
+	tree, _ := stmmac.LookupTree(o.Kernel)
+	tune := func(c *stmmac.Config) {
 		tree.Apply(c)
 		if o.Stmmac != nil {
 			o.Stmmac(c)

@@ -6,7 +6,7 @@
 // This is the hardware side of the bus. It knows registers and the clocks and delays
 // those register bits produce, never what Linux meant by them: the rates are exact
 // analog values computed from the bits (float64 Hz), not the rounded integers the
-// kernel's clock framework caches. The guest-side clock framework (soc/clk) and the
+// kernel's clock framework caches. The guest-side clock framework (linux/clk) and the
 // glue driver keep their own register constants and reach these devices only
 // through the MMIO bus. The DWMAC itself is mapped by the stmmac package at
 // DWMACBase; this package only maps HHI and the glue and adds RAM.

@@ -8,10 +8,10 @@ import (
 	"sync/atomic"
 
 	"mesonemu/emu"
+	"mesonemu/linux/stmmac"
 	"mesonemu/netstack"
 	"mesonemu/netstack/link"
 	"mesonemu/netstack/linuxmodel"
-	"mesonemu/stmmac/stmmaceth"
 )
 
 // BoardTxQueueLen is the board's eth0 qdisc limit (Linux's default
@@ -85,7 +85,7 @@ type BoardPortCounters struct {
 // no cost) is the board CPU's per-packet cost. Close stops it and closes port.
 // writeQueue (<= 0: DefaultWriteQueue) bounds the frames waiting for the TAP
 // write.
-func NewBoardPort(m *emu.Machine, drv *stmmaceth.Driver, cpu *linuxmodel.CPU, port io.ReadWriteCloser, writeQueue int) *BoardPort {
+func NewBoardPort(m *emu.Machine, drv *stmmac.Driver, cpu *linuxmodel.CPU, port io.ReadWriteCloser, writeQueue int) *BoardPort {
 	if writeQueue <= 0 {
 		writeQueue = DefaultWriteQueue
 	}

@@ -11,9 +11,9 @@ import (
 
 	"mesonemu/capture"
 	"mesonemu/emu"
+	"mesonemu/linux/stmmac"
 	"mesonemu/netstack/linuxmodel"
 	"mesonemu/sim"
-	"mesonemu/stmmac/stmmaceth"
 )
 
 // WireWriteQueue is how many frames each TAP writer of Wire holds while the
@@ -203,7 +203,7 @@ func (w *wire) build() error {
 	// The board's eth0 receives for the MAC address of the Linux behind the
 	// board-side TAP, not its own: it is promiscuous, as a Linux bridge port.
 	tune := so.Stmmac
-	so.Stmmac = func(c *stmmaceth.Config) {
+	so.Stmmac = func(c *stmmac.Config) {
 		if tune != nil {
 			tune(c)
 		}

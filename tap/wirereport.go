@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"mesonemu/farend"
+	"mesonemu/linux/stmmac"
 	"mesonemu/platform"
 	"mesonemu/sim"
-	"mesonemu/stmmac/stmmaceth"
 )
 
 // WireReport is what a Wire run counted. As JSON it is one object whose
@@ -38,8 +38,8 @@ type wireRaw struct {
 	bridge            Counters
 	path              platform.PathCounters
 	farEnd            farend.Stats
-	driver            stmmaceth.NetStats
-	ethtool           []stmmaceth.Stat
+	driver            stmmac.NetStats
+	ethtool           []stmmac.Stat
 	pcap              [3]uint64
 	hasPcap           bool
 	boardHost, pcHost HostTAPStats

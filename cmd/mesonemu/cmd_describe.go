@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mesonemu/linux/clk"
 	"mesonemu/sim"
-	"mesonemu/soc/clk"
 )
 
 func init() {

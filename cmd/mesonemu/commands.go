@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	stmmacdrv "mesonemu/linux/stmmac"
 	"mesonemu/perfrun"
 	"mesonemu/soc/board"
-	stmmacdrv "mesonemu/stmmac/stmmaceth"
 )
 
 // The command line is spf13/cobra with pflag (docs/cli.md says why): each

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"mesonemu/emu"
+	stmmacdrv "mesonemu/linux/stmmac"
 	"mesonemu/perfrun"
 	"mesonemu/platform"
 	"mesonemu/sim"
 	"mesonemu/soc/board"
-	stmmacdrv "mesonemu/stmmac/stmmaceth"
 )
 
 // flags holds every option; each command registers the groups it reads, so a
