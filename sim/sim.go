@@ -23,8 +23,11 @@ import (
 
 // Options are what a user chooses.
 type Options struct {
-	Board  string // board name; "" is board.Default
-	Driver string // "pre-fix" or "fixed"; "" is "fixed"
+	Board string // board name; "" is board.Default
+	// DeviceTree, when set, is a compiled DTB that names the board and gives its
+	// Ethernet path's DT (board.FromDeviceTree); Board must then be "".
+	DeviceTree []byte
+	Driver     string // "pre-fix" or "fixed"; "" is "fixed"
 	// TxDelayNs overrides the DT's amlogic,tx-delay-ns when non-nil.
 	TxDelayNs *uint32
 	// PhyMode overrides the DT's phy-mode when non-empty.
@@ -64,11 +67,14 @@ type Options struct {
 
 // Sim is one booted board.
 type Sim struct {
-	Opts     Options
-	Board    board.Board
-	hw       *platform.Platform
-	Guest    *boot.Guest
-	DT       boot.DeviceTree
+	Opts  Options
+	Board board.Board
+	hw    *platform.Platform
+	Guest *boot.Guest
+	DT    boot.DeviceTree
+	// DTNotes lists device-tree properties on the Ethernet path that the guest's
+	// drivers do not read (with Options.DeviceTree).
+	DTNotes  []string
 	LinkTime emu.Time // virtual time at which the link came up
 }
 
@@ -93,11 +99,7 @@ var PhyModes = []string{"rgmii", "rgmii-id", "rgmii-rxid", "rgmii-txid"}
 
 // Validate checks the user's choices without building anything.
 func (o Options) Validate() (board.Board, error) {
-	name := o.Board
-	if name == "" {
-		name = board.Default
-	}
-	b, err := board.Lookup(name)
+	b, _, err := o.lookupBoard()
 	if err != nil {
 		return board.Board{}, err
 	}
@@ -136,6 +138,23 @@ func (o Options) Validate() (board.Board, error) {
 		return board.Board{}, fmt.Errorf("rx-watchdog %q: want %s or %s", o.RXWatchdog, RXWatchdogFirst, RXWatchdogReload)
 	}
 	return b, nil
+}
+
+// lookupBoard is the named board, or the one the device tree describes with the
+// notes on what its drivers do not read.
+func (o Options) lookupBoard() (board.Board, []string, error) {
+	if o.DeviceTree != nil {
+		if o.Board != "" {
+			return board.Board{}, nil, fmt.Errorf("board %q and a device tree both given: the tree names its board", o.Board)
+		}
+		return board.FromDeviceTree(o.DeviceTree)
+	}
+	name := o.Board
+	if name == "" {
+		name = board.Default
+	}
+	b, err := board.Lookup(name)
+	return b, nil, err
 }
 
 // The two readings of the RX watchdog (Options.RXWatchdog).
@@ -190,6 +209,7 @@ func New(o Options) (*Sim, error) {
 		hw.Machine().Bus().SetTrace(o.Trace)
 	}
 	s := &Sim{Opts: o, Board: b, hw: hw, DT: DeviceTree(b, o, hw.RAMSize())}
+	_, s.DTNotes, _ = o.lookupBoard()
 	tree, _ := stmmac.LookupTree(o.Kernel)
 	tune := func(c *stmmac.Config) {
 		tree.Apply(c)

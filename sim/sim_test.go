@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"os"
 	"testing"
 
 	"mesonemu/emu"
@@ -69,5 +70,24 @@ func TestRXWatchdogReading(t *testing.T) {
 	}
 	if _, err := (Options{RXWatchdog: "both"}).Validate(); err == nil {
 		t.Error("rx-watchdog \"both\" accepted")
+	}
+}
+
+// A device tree picks the board and its DT as Linux reads it: the v5.5 Odroid-C1
+// tree (4 ns) boots the pre-fix glue into the commit's configuration.
+func TestNewFromDeviceTree(t *testing.T) {
+	blob, err := os.ReadFile("../soc/board/testdata/odroidc1-4ns.dtb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{DeviceTree: blob, Driver: "pre-fix", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Board.Name != "odroid-c1" || s.DT.TxDelayNs == nil || *s.DT.TxDelayNs != 4 || s.DT.PhyMode != "rgmii" {
+		t.Errorf("board %s, DT tx-delay %v phy-mode %q; want odroid-c1, 4 ns, rgmii", s.Board.Name, s.DT.TxDelayNs, s.DT.PhyMode)
+	}
+	if _, err := (Options{DeviceTree: blob, Board: "odroid-c2"}).Validate(); err == nil {
+		t.Error("a board name beside a device tree accepted")
 	}
 }

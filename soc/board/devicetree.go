@@ -55,11 +55,14 @@ func FromDeviceTree(blob []byte) (b Board, notes []string, err error) {
 	if dt.PhyMode, err = phyMode(mac); err != nil {
 		return Board{}, nil, err
 	}
-	if dt.TXDelayNS, err = delayNS(mac, "amlogic,tx-delay-ns", []uint32{0, 2, 4, 6}); err != nil {
+	if dt.TXDelayNS, err = delayNS(mac, "amlogic,tx-delay-ns", MaxTXDelayNS, "0, 2, 4, 6"); err != nil {
 		return Board{}, nil, err
 	}
-	if dt.RXDelayNS, err = delayNS(mac, "amlogic,rx-delay-ns", []uint32{0, 2}); err != nil {
+	if dt.RXDelayNS, err = delayNS(mac, "amlogic,rx-delay-ns", 2, "0, 2"); err != nil {
 		return Board{}, nil, err
+	}
+	if dt.RXDelayNS != nil {
+		notes = append(notes, mac.Path()+": amlogic,rx-delay-ns recorded but not applied (a later binding; Linux v5.4/v5.5 does not read it)")
 	}
 	phy, err := phyNode(t, mac, b.PHYID)
 	if err != nil {
@@ -138,8 +141,14 @@ func phyMode(mac *devicetree.Node) (string, error) {
 	return "", refuse(mac, p.Name, "%q: the model carries %v", m, SupportedPhyModes)
 }
 
-// delayNS reads an optional delay whose binding enumerates its values.
-func delayNS(n *devicetree.Node, name string, allowed []uint32) (*uint32, error) {
+// MaxTXDelayNS is the largest amlogic,tx-delay-ns the model honours: the v5.5
+// glue masks tx_delay_ns >> 1 into two bits, so 0..7 map faithfully and 8 would
+// wrap to 0 ns (the guest's glue refuses it too).
+const MaxTXDelayNS = 7
+
+// delayNS reads an optional one-cell delay. Values between the binding's are
+// taken as Linux takes them; past max the model cannot express them.
+func delayNS(n *devicetree.Node, name string, max uint32, binding string) (*uint32, error) {
 	p, ok := n.Prop(name)
 	if !ok {
 		return nil, nil
@@ -148,12 +157,10 @@ func delayNS(n *devicetree.Node, name string, allowed []uint32) (*uint32, error)
 	if err != nil {
 		return nil, refuse(n, name, "%v", err)
 	}
-	for _, a := range allowed {
-		if v == a {
-			return &v, nil
-		}
+	if v > max {
+		return nil, refuse(n, name, "<%d>: the model takes 0..%d ns (the binding allows %s)", v, max, binding)
 	}
-	return nil, refuse(n, name, "<%d>: the binding allows %v ns", v, allowed)
+	return &v, nil
 }
 
 // phyNode follows phy-handle, or takes the only PHY on the MAC's mdio bus.
