@@ -11,7 +11,7 @@
 // core delivers an interrupt raised there at that instant, while one raised
 // from outside an event waits for the next delivery point.
 //
-// Assumptions beyond rtl8211f.md, each also noted where it is made: power-on
+// Assumptions beyond docs/reference/rtl8211f.md, each also noted where it is made: power-on
 // ANAR 0x01e1, GBCR 0x0300, ESTATUS 0x3000 (1000BASE-T half and full), PHYCR1 0;
 // page select 12 bits wide; no page-0 aliases of the extended registers;
 // unknown bits of the extended registers read 0 and ignore writes; INSR latches

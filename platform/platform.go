@@ -27,7 +27,7 @@ import (
 	"mesonemu/stmmac"
 )
 
-// Mechanism selects how the MAC's TXDLY steps are produced (rgmii-timing.md §5/§6).
+// Mechanism selects how the MAC's TXDLY steps are produced (docs/reference/rgmii-timing.md §5/§6).
 type Mechanism string
 
 // The two hypotheses; A is the project default.
@@ -202,7 +202,7 @@ func (p *Platform) AddTap(t Tap) {
 
 // clockPeriodPs is the RGMII clock period at a link speed given the gigabit
 // clock: the IP divides its 125 MHz output by 5 or 50 at 100 or 10 Mbit/s by itself
-// (dwmac-meson8b comment; meson8b-ethernet.md §6).
+// (dwmac-meson8b comment; docs/reference/meson8b-ethernet.md §6).
 func clockPeriodPs(gigabitHz float64, speed int) float64 {
 	p := 1e12 / gigabitHz
 	switch speed {

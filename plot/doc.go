@@ -14,7 +14,7 @@
 // driver and the delays. The pictures only draw what rgmiiwire and scan computed;
 // nothing here models anything.
 //
-// Drawing choices that are not in the reference (assumptions, cosmetic only):
+// Drawing choices not in docs/reference/rgmii-timing.md (assumptions, cosmetic only):
 //   - the eye draws each transition as a linear ramp of EyeRampPs centred on the
 //     jittered edge time; the wire model's edges are instantaneous and a sample
 //     is judged only by where the edge time falls against the aperture;

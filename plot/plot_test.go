@@ -19,7 +19,7 @@ import (
 	"mesonemu/sim"
 )
 
-// budget is the Odroid-C1 TX budget at a MAC delay (rgmii-timing.md §5.2).
+// budget is the Odroid-C1 TX budget at a MAC delay (docs/reference/rgmii-timing.md §5.2).
 func budget(t *testing.T, macPs float64) rgmiiwire.Budget {
 	t.Helper()
 	b, err := rgmiiwire.NewBudget(rgmiiwire.Timing{Direction: "TX", SpeedMbps: 1000, ClockPeriodPs: 8000,

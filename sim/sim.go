@@ -222,7 +222,7 @@ func (s *Sim) Hardware() *platform.Platform { return s.hw }
 // Machine is the engine the board runs on.
 func (s *Sim) Machine() *emu.Machine { return s.hw.Machine() }
 
-// RTL8211F paged register holding the internal TX delay (rtl8211f.md §3).
+// RTL8211F paged register holding the internal TX delay (docs/reference/rtl8211f.md §3).
 const (
 	phyPageSelect = 0x1f
 	phyPageMIICtl = 0xd08

@@ -9,7 +9,7 @@
 // moment their last bit has arrived. Nothing a guest writes can panic the model or
 // make it loop without consuming virtual time.
 //
-// Sources: /work/shared/reference/dwmac-3.70a.md, Linux v5.4 dwmac1000.h, dwmac_dma.h,
+// Sources: docs/reference/dwmac-3.70a.md, Linux v5.4 dwmac1000.h, dwmac_dma.h,
 // dwmac_lib.c, norm_desc.c, descs.h, mmc.h and mmc_core.c (offsets, names, bits), and
 // the Synopsys GMAC register descriptions reproduced in a vendor header of the same IP
 // generation (Nuvoton MA35D1 gmac_reg.h: jabber/watchdog limits, RGMII status layout,

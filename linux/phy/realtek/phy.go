@@ -20,7 +20,7 @@
 // (work.go); OnLink callbacks run from that work after the driver's lock is
 // released, so they may call Info/Link/Status but must not sleep.
 //
-// Assumptions beyond rtl8211f.md: DefaultAdvertising (stmmac's phylink mask);
+// Assumptions beyond docs/reference/rtl8211f.md: DefaultAdvertising (stmmac's phylink mask);
 // polling mode reads BMSR once per poll as v5.1-v5.6 do; Linux's UP -> NOLINK
 // transition notifies "link down" once before the first link up, as v5.5 does.
 package realtek
