@@ -16,6 +16,7 @@ package platform
 import (
 	"fmt"
 
+	"mesonemu/counter"
 	"mesonemu/emu"
 	"mesonemu/ether"
 	"mesonemu/farend"
@@ -97,6 +98,9 @@ type PathCounters struct {
 	RxSFDLost     uint64 // the MAC never saw a frame start (wrong half, SFD hit)
 	RxAtMAC       uint64 // handed to the MAC's receive path
 }
+
+// Sub is the change from base to c, every counter at once.
+func (c PathCounters) Sub(base PathCounters) PathCounters { return counter.Sub(c, base) }
 
 // New powers the board on. The guest has not run yet: registers hold the boot
 // loader's values.
