@@ -1,4 +1,7 @@
-// Package compare runs the configurations of the fix's outcome matrix side by side
+// Package compare runs the fix's outcome matrix and sets it beside the real board's numbers.
+// Outside the bus: a runner that boots whole machines through sim and perfrun.
+//
+// It runs the configurations of the fix's outcome matrix side by side
 // — the commit's "before" (pre-fix driver, 4 ns) and "after" (fixed driver, 2 ns),
 // and for context the other reported rows — and sets the emulator's numbers next
 // to what was measured on the real Odroid-C1.

@@ -1,7 +1,7 @@
-// Package counter takes the difference of two snapshots of a counter struct,
-// so that no caller writes the subtraction field by field. It belongs to the
-// medium both sides of the bus share: hardware models' and the guest's
-// counter types give their Sub methods with it.
+// Package counter subtracts two snapshots of a counter struct, every field at once.
+// The medium both sides share: hardware and guest counter types build their Sub on it.
+//
+// With it no caller writes the subtraction field by field.
 package counter
 
 import "reflect"

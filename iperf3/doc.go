@@ -1,4 +1,7 @@
-// Package iperf3 is an iperf3 3.12 wire-compatible client and server (TCP
+// Package iperf3 is an iperf3 3.12 wire-compatible client and server on any socket.
+// Outside the bus: an application on sockets, the same on the board's stack, the PC's or the host's.
+//
+// It is an iperf3 3.12 wire-compatible client and server (TCP
 // and UDP, -R and --bidir):
 // the real iperf3 binary can be either end. It follows
 // docs/reference/iperf3-protocol.md (state bytes, 37-byte cookie,

@@ -1,4 +1,7 @@
-// Package linktest pushes raw Ethernet frames through the whole emulated path —
+// Package linktest sends raw frames through the whole emulated path and books every one.
+// Outside the bus: a runner over sim's machine, reading both sides' counters.
+//
+// It pushes raw Ethernet frames through the whole emulated path —
 // the guest's stmmac driver, its DMA rings, the MAC, the RGMII wire, the PHY and
 // the far-end NIC — in discrete-event time, without any TCP/IP, and accounts for
 // every frame: sent = received + drops by cause, per direction. Next to the

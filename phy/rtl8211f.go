@@ -1,4 +1,7 @@
-// Package phy models the Realtek RTL8211F gigabit PHY of the Odroid-C1 as the
+// Package phy models the Odroid-C1's Realtek RTL8211F gigabit PHY.
+// Hardware side: registers on the MDIO bus and the delays the RGMII wire reads.
+//
+// It models the Realtek RTL8211F gigabit PHY of the Odroid-C1 as the
 // MAC's MDIO master and the RGMII wire see it: the Clause-22 and paged
 // extended registers, autonegotiation against a configurable link partner,
 // latched-low link status, the link-change interrupt, and the internal RGMII

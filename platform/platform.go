@@ -1,4 +1,7 @@
-// Package platform assembles the hardware of one board on an emu.Machine: the SoC
+// Package platform assembles one board's hardware on an emu.Machine.
+// Hardware side: SoC, MAC, PHY, wire and far end, wired together; no guest code.
+//
+// It assembles the hardware of one board on an emu.Machine: the SoC
 // (clock controller, Ethernet glue, RAM), the DWMAC, the RTL8211F on MDIO, the two
 // directions of the RGMII wire, and the far end of the cable. It owns the frame
 // path between them, so it is also where every frame is accounted for:

@@ -1,4 +1,7 @@
-// Package plot draws mesonemu's RGMII timing pictures with gonum.org/v1/plot:
+// Package plot draws the RGMII timing pictures (eye, bathtub, scan maps) with gonum/plot.
+// Outside the bus: it draws what rgmiiwire and scan computed, and models nothing.
+//
+// It draws mesonemu's RGMII timing pictures with gonum.org/v1/plot:
 //
 //   - Eye: a data line as the receiver's flop sees it, many unit intervals of
 //     random data with Gaussian edge jitter overlaid over two unit intervals

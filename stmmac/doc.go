@@ -1,4 +1,7 @@
-// Package stmmac is the hardware model of the Synopsys DesignWare GMAC 3.70a
+// Package stmmac models the Synopsys DWMAC 3.70a MAC, MDIO master and DMA of the Meson8b.
+// Hardware side: registers at 0xc9410000 and descriptors in guest RAM, answered as silicon does.
+//
+// It is the hardware model of the Synopsys DesignWare GMAC 3.70a
 // (Linux's stmmac "dwmac1000") as the Amlogic Meson8b integrates it at 0xc9410000:
 // the MAC registers with the MDIO (SMA) master, the MMC counters, and the DMA engine
 // with its normal (16-byte) descriptor rings.

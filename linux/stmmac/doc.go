@@ -1,4 +1,7 @@
-// Package stmmac is the guest side of the Ethernet MAC: Linux's stmmac driver
+// Package stmmac is Linux's stmmac Ethernet driver (v5.4/v5.5) ported to Go.
+// Guest side: it drives the DWMAC through registers and descriptors in guest RAM.
+//
+// It is the guest side of the Ethernet MAC: Linux's stmmac driver
 // (drivers/net/ethernet/stmicro/stmmac, "stmmaceth") as Linux v5.4/v5.5 runs it on
 // a DWMAC 3.70a ("dwmac1000") with normal descriptors in ring mode, the Amlogic
 // case. It reaches the hardware only through its kernel.Kernel: the bus (registers

@@ -1,9 +1,11 @@
-// Command lossyrelay is a lossy Ethernet link between two network namespaces
+// Command lossyrelay is a lossy link between two namespaces, for Linux's own TCP.
+// Outside the emulator: a measuring instrument beside it, on no side of the bus.
+//
+// It is a lossy Ethernet link between two network namespaces
 // it creates: a TAP in each, and this process in between, losing frames from A
 // to B with a given probability and delaying each direction by a given time.
 // It is the measuring instrument for Linux's own TCP under loss (README.md,
-// docs/linux-k-grid.sh, docs/tcp.md); it is a tool beside the emulator, on no
-// side of the bus.
+// docs/linux-k-grid.sh, docs/tcp.md).
 package main
 
 import (
