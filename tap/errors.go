@@ -72,7 +72,7 @@ func noDeviceError(netns, name string) *SetupError {
 	if netns == "" {
 		// Run under `ip netns exec NS`: the device belongs in NS too.
 		if cur := currentNetnsName(); cur != "" {
-			netns, where = cur, "in this network namespace ("+cur+")"
+			netns, where = cur, "in network namespace "+cur+", where mesonemu runs"
 		}
 	} else {
 		where = "in network namespace " + netns
