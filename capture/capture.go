@@ -1,4 +1,7 @@
-// Package capture records the frames that cross the emulated cable into a pcapng
+// Package capture records what crosses the emulated cable as pcapng (the tshark view).
+// Outside the bus: it watches the wire between the hardware models, touching neither side.
+//
+// It records the frames that cross the emulated cable into a pcapng
 // file (package pcap), flagging each the way a receiver would see it. It is a
 // platform.Tap, so it works the same for the main job, linktest and TAP runs.
 package capture

@@ -1,4 +1,7 @@
-// Package compare runs the configurations of the fix's outcome matrix side by side
+// Package compare runs the fix's outcome matrix and sets it beside the real board's numbers.
+// Outside the bus: a runner that boots whole machines through sim and perfrun.
+//
+// It runs the configurations of the fix's outcome matrix side by side
 // — the commit's "before" (pre-fix driver, 4 ns) and "after" (fixed driver, 2 ns),
 // and for context the other reported rows — and sets the emulator's numbers next
 // to what was measured on the real Odroid-C1.
@@ -34,7 +37,7 @@ type Config struct {
 	ReportedRetrans float64 // -1: not given
 }
 
-// Configs are the rows of meson8b-ethernet.md §10, the commit's two first.
+// Configs are the rows of docs/reference/meson8b-ethernet.md §10, the commit's two first.
 var Configs = []Config{
 	{"before the fix", "pre-fix", 4, "rgmii", false, "153 Mbit/s, 514 retransmits in 10 s", 153, 514},
 	{"after the fix", "fixed", 2, "rgmii", false, "778 Mbit/s, 0 retransmits", 778, 0},
@@ -285,7 +288,7 @@ func summarize(o Options, c Config, runs []seedRun) Row {
 	return row
 }
 
-// Mathis et al.'s rule, BW = MSS/RTT × C/√p, as rgmii-timing.md §8.2 applies it:
+// Mathis et al.'s rule, BW = MSS/RTT × C/√p, as docs/reference/rgmii-timing.md §8.2 applies it:
 // MSS 1448 bytes (1500 MTU with TCP timestamps) and C = √(3/2), since Linux
 // counts ACKed bytes and delayed ACKs do not halve its window growth.
 const mathisMSSBytes = 1448

@@ -57,7 +57,7 @@ func TestOutcomeMatrixShape(t *testing.T) {
 	}
 }
 
-// TestImpliedRTT checks the rule against rgmii-timing.md §8.2: 152.7 Mbit/s at
+// TestImpliedRTT checks the rule against docs/reference/rgmii-timing.md §8.2: 152.7 Mbit/s at
 // 0.388 % loss needs 1.49 ms; lossless or meaningless inputs give 0.
 func TestImpliedRTT(t *testing.T) {
 	cases := []struct {

@@ -1,4 +1,7 @@
-// Package coop is the concurrency of a program that may run on mesonemu's
+// Package coop is the concurrency (activities, wakers) of code that may run on the engine.
+// The medium both sides share, with emu: neither hardware nor guest.
+//
+// It is the concurrency of a program that may run on mesonemu's
 // deterministic engine: activities, and wakers they block on. On the host
 // (Host) an activity is a goroutine and a waker a one-slot channel; on the
 // engine an activity is a task that runs only while every other piece of

@@ -1,4 +1,7 @@
-// Package emu is the machine core of mesonemu: one virtual clock with an event
+// Package emu is the machine core: virtual clock and events, MMIO bus and RAM, IRQ lines.
+// The medium between the sides: the bus the guest drives and the hardware models answer on.
+//
+// It is the machine core of mesonemu: one virtual clock with an event
 // scheduler, the MMIO bus with guest RAM for DMA, interrupt lines, named seeded
 // random streams and an optional register trace.
 //

@@ -1,4 +1,7 @@
-// Package ether holds the Ethernet facts every frame-carrying model shares: the
+// Package ether holds the Ethernet facts every frame-carrying model shares (FCS, sizes, timing).
+// The medium both sides share: plain functions and constants, no device.
+//
+// It holds the Ethernet facts every frame-carrying model shares: the
 // frame check sequence (CRC-32 as IEEE 802.3 appends it), frame size limits, the
 // wire time of a frame at a line rate, and MAC addresses.
 //

@@ -1,4 +1,7 @@
-// Package farend models the PC's network card at the other end of the cable
+// Package farend models the PC's network card at the far end of the cable.
+// Hardware side: silicon of the far end, driven by the PC's stack, never by the guest.
+//
+// It models the PC's network card at the other end of the cable
 // (hardware side). Its receiver checks what the board sends (framing, length,
 // FCS), counts every drop by cause in ethtool -S style and hands good frames to
 // the PC's stack; its transmitter appends the FCS and serialises the stack's

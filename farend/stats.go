@@ -1,5 +1,7 @@
 package farend
 
+import "mesonemu/counter"
+
 // Stats are the NIC's counters.
 type Stats struct {
 	RxPackets           uint64 // good frames accepted
@@ -16,6 +18,9 @@ type Stats struct {
 	TxErrors            uint64 // frame too long
 	TxCarrierErrors     uint64 // no link or no cable
 }
+
+// Sub is the change from base to s, every counter at once.
+func (s Stats) Sub(base Stats) Stats { return counter.Sub(s, base) }
 
 // Counter is one named counter.
 type Counter struct {

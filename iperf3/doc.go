@@ -1,7 +1,10 @@
-// Package iperf3 is an iperf3 3.12 wire-compatible client and server (TCP
+// Package iperf3 is an iperf3 3.12 wire-compatible client and server on any socket.
+// Outside the bus: an application on sockets, the same on the board's stack, the PC's or the host's.
+//
+// It is an iperf3 3.12 wire-compatible client and server (TCP
 // and UDP, -R and --bidir):
 // the real iperf3 binary can be either end. It follows
-// /work/shared/reference/iperf3-protocol.md (state bytes, 37-byte cookie,
+// docs/reference/iperf3-protocol.md (state bytes, 37-byte cookie,
 // length-prefixed JSON, parameter and results JSON, stream ids 1, 3, 4, ...,
 // the text layout and units, the --json schema) and was checked against
 // iperf3 3.12 on loopback; testdata/ holds real exchanges recorded through a

@@ -120,7 +120,7 @@ func TestOverGVisor(t *testing.T) {
 }
 
 // TestVirtualTime runs a -t 2 test over gVisor with a manual clock that the
-// test advances 10 ms per wall millisecond. Every protocol time must come
+// test advances 2 ms per wall millisecond. Every protocol time must come
 // from that clock: the test ends after 2 virtual seconds with reports at 1
 // and 2 s, although far less wall time passes.
 func TestVirtualTime(t *testing.T) {
@@ -138,7 +138,7 @@ func TestVirtualTime(t *testing.T) {
 			case <-stop:
 				return
 			default:
-				clk.Advance(10 * time.Millisecond)
+				clk.Advance(2 * time.Millisecond)
 				time.Sleep(time.Millisecond)
 			}
 		}
@@ -160,8 +160,10 @@ func TestVirtualTime(t *testing.T) {
 		ends = append(ends, iv.Sum.End)
 	}
 	// Upper bounds leave room for a loaded host: the clock keeps running
-	// while the loop gets round to a deadline. Wall time leaking in would
-	// show as ~10x the virtual durations.
+	// while the loop gets round to a deadline, 0.5 virtual s being 250 ms of
+	// wall time at this rate (at 10 ms per ms a 50 ms stall under load once
+	// sufficed). Wall time leaking in would show as twice the virtual
+	// durations.
 	if len(ends) != 2 || ends[0] < 1 || ends[0] >= 1.5 || ends[1] < 2 || ends[1] >= 2.5 {
 		t.Errorf("interval ends %v virtual s, want about [1 2]", ends)
 	}

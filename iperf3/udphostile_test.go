@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"mesonemu/socket"
+
 	"gvisor.dev/gvisor/pkg/tcpip"
 )
 
@@ -20,9 +22,21 @@ func TestUDPServerSurvivesHostilePeers(t *testing.T) {
 	var results []*Result
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The server's UDP socket counts the datagrams it hands over, so the test
+	// ends once the server has read every one it was sent, not after a pause.
+	const flood, good, short, forged = 100, 50, 5, 3 // a short one after every tenth
+	const sent = 1 + flood + forged + good + short   // the set-up message first
+	allRead := make(chan struct{})
+	listen := func(ctx context.Context, port int) (net.PacketConn, error) {
+		pc, err := socket.HostListenUDP(ctx, port)
+		if err != nil {
+			return nil, err
+		}
+		return &countingPacketConn{PacketConn: pc, at: sent, reached: allRead}, nil
+	}
 	served := make(chan error, 1)
 	go func() {
-		served <- Serve(ctx, ln, ServerOptions{IdleTimeout: 5 * time.Second, OnTest: func(r *Result, _ error) {
+		served <- Serve(ctx, ln, ServerOptions{IdleTimeout: 5 * time.Second, ListenUDP: listen, OnTest: func(r *Result, _ error) {
 			mu.Lock()
 			results = append(results, r)
 			mu.Unlock()
@@ -52,7 +66,6 @@ func TestUDPServerSurvivesHostilePeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stranger.Close()
-	const flood, good, short, forged = 100, 50, 5, 3 // a short one after every tenth
 	b := make([]byte, 100)
 	for i := 0; i < flood; i++ {
 		putUDPHeader(b, tcpip.MonotonicTime{}, uint64(i+1), false)
@@ -74,7 +87,11 @@ func TestUDPServerSurvivesHostilePeers(t *testing.T) {
 			_, _ = stream.Write(b[:5])
 		}
 	}
-	time.Sleep(200 * time.Millisecond) // loopback delivery is immediate; let the reader drain
+	select {
+	case <-allRead:
+	case <-time.After(time.Minute): // only bounds a broken run
+		t.Fatalf("the server read fewer than the %d datagrams sent", sent)
+	}
 	ctrl.send(byte(stateTestEnd))
 	ctrl.expect(stateExchangeResults)
 	ctrl.sendJSON([]byte(`{"cpu_util_total":0,"cpu_util_user":0,"cpu_util_system":0,"sender_has_retransmits":0,` +
@@ -117,4 +134,29 @@ func runLoopOn(t *testing.T, port int, args ...string) loopRun {
 	r.client, r.clientErr = Run(context.Background(), o)
 	r.clientOut = out.String()
 	return r
+}
+
+// countingPacketConn closes reached when the server has dealt with at
+// datagrams: at the read that follows the at-th, since the server handles
+// each datagram before it reads the next.
+type countingPacketConn struct {
+	net.PacketConn
+	mu      sync.Mutex
+	n, at   int
+	reached chan struct{}
+}
+
+func (c *countingPacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
+	c.mu.Lock()
+	if c.n == c.at {
+		close(c.reached)
+	}
+	c.mu.Unlock()
+	n, addr, err := c.PacketConn.ReadFrom(p)
+	if err == nil {
+		c.mu.Lock()
+		c.n++
+		c.mu.Unlock()
+	}
+	return n, addr, err
 }

@@ -1,4 +1,7 @@
-// Package mdio is the hardware MDIO bus (IEEE 802.3 Clause 22) between a MAC's
+// Package mdio is the MDIO bus (IEEE 802.3 Clause 22) between the MAC and the PHYs.
+// Hardware side: the wires between two chips, seen by the guest only through the MAC.
+//
+// It is the hardware MDIO bus (IEEE 802.3 Clause 22) between a MAC's
 // MDIO master and the PHYs on the board.
 package mdio
 

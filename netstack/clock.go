@@ -1,4 +1,7 @@
-// Package netstack joins gVisor's TCP/IP stack to the emulated hardware: the board's
+// Package netstack runs gVisor's TCP/IP stacks on the emulated hardware and the engine.
+// Above the bus on both ends: the board's stack on the guest driver, the PC's on the far-end NIC.
+//
+// It joins gVisor's TCP/IP stack to the emulated hardware: the board's
 // stack runs on the stmmac guest ring driver, the PC's stack on the far-end NIC, and
 // both run on the machine's engine: their timers are engine events, every event
 // that touched a stack ends with that stack's barrier, and the programs on them

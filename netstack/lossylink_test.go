@@ -15,7 +15,7 @@ import (
 	"mesonemu/netstack/tcpseg"
 )
 
-// The lossy link: the in-process counterpart of ../shared/tools/lossy-relay,
+// The lossy link: the in-process counterpart of tools/lossyrelay,
 // which measured Linux's own TCP on this machine. Frames from the sender are
 // lost with a probability that scales with their length (loss is that of a
 // full 1518-byte frame), the way the relay and the RGMII wire lose them; the
@@ -32,7 +32,7 @@ type lossyLink struct {
 	seed   int64
 }
 
-// lossyResult is what a run measured, in the units lossy-relay prints.
+// lossyResult is what a run measured, in the units docs/linux-k-grid.sh prints.
 type lossyResult struct {
 	mbps        float64 // goodput at the receiver over dur
 	retrans     uint64
@@ -285,7 +285,7 @@ func (l lossyLink) run(t testing.TB) lossyResult {
 }
 
 // BenchmarkLossyLink runs the board's TCP over the lossy link on the grid
-// lossy-relay measured Linux on: losses 0.1, 0.388 and 1 % per full frame,
+// docs/linux-k-grid.sh measured Linux on: losses 0.1, 0.388 and 1 % per full frame,
 // one-way delays of 150, 350 and 650 us (round trips of ~0.35, ~0.75 and
 // ~1.4 ms under load), 10 virtual seconds each. Runs are deterministic, so
 // -benchtime 1x is enough; docs/tcp.md has the numbers beside Linux's:
@@ -315,7 +315,7 @@ func BenchmarkLossyLink(b *testing.B) {
 
 // TestLossyLinkKNearLinux: at 0.388 % loss and round trips of 0.75 and
 // 1.4 ms, K of the board's TCP lies within 20 % of the range Linux's gave
-// on this machine (docs/linux-k-grid.sh over lossy-relay: CUBIC 9.6-13.3 over
+// on this machine (docs/linux-k-grid.sh over tools/lossyrelay: CUBIC 9.6-13.3 over
 // srtt 0.4-1.2 ms; Reno 12.1-16.1 in two sessions, and ns-3's Linux Reno
 // 13.3-17.2 at 0.1-1 %), with no retransmission timeout. Below ~1 ms gVisor's
 // CUBIC falls short (its srtt is at least 1 ms; docs/tcp.md), so the test

@@ -1,4 +1,7 @@
-// Package pcap writes the frames that crossed the emulated cable as a pcapng file
+// Package pcap writes pcapng files of the frames that crossed the emulated cable.
+// The medium: a file format, used by capture; neither hardware nor guest.
+//
+// It writes the frames that crossed the emulated cable as a pcapng file
 // that Wireshark and tshark read: link type Ethernet with the 4-byte FCS kept
 // (if_fcslen = 4), nanosecond timestamps in virtual time, and per-frame flags for
 // direction, CRC errors and lost start-of-frame delimiters.

@@ -1,4 +1,7 @@
-// Package perfrun is mesonemu's main job: boot the emulated board, bring the PHY
+// Package perfrun is the main job: boot the board, bring the link up, run iperf3 over it.
+// Outside the bus: a runner that assembles machine, stacks and iperf3.
+//
+// It is mesonemu's main job: boot the emulated board, bring the PHY
 // link up, put a gVisor TCP/IP stack on the board's stmmac driver and another on
 // the PC at the far end of the cable, and run iperf3 between them in virtual
 // time. What iperf3 reports (throughput, retransmits) is whatever the registers,

@@ -60,8 +60,8 @@ func hostDrops(r *Iperf3Run) uint64 {
 	return r.Board.ReceiveBufferErrors + r.Board.BacklogDrops + r.PC.ReceiveBufferErrors + r.PC.BacklogDrops
 }
 
-// TestUDPLossIsTheWiresLoss is issue 15's UDP must-show at 2 s instead of
-// 10: pre-fix at 4 ns, 1472-byte datagrams at 500 Mbit/s lose 0.25-0.55 %,
+// TestUDPLossIsTheWiresLoss is the UDP mode's acceptance check at 2 s instead
+// of 10: pre-fix at 4 ns, 1472-byte datagrams at 500 Mbit/s lose 0.25-0.55 %,
 // as the wire predicts for 1514-byte frames; 200-byte ones lose less, in
 // proportion to their frames' length; the fixed driver loses nothing.
 func TestUDPLossIsTheWiresLoss(t *testing.T) {

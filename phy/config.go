@@ -110,7 +110,7 @@ const (
 type Config struct {
 	// TXDelayStrap and RXDelayStrap are the RXD1 and RXD0 pin straps, the
 	// power-on (and post-reset) values of the internal TX and RX delay bits
-	// (rtl8211f.md §3). The Odroid-C1 straps are UNCONFIRMED; the assembly picks.
+	// (docs/reference/rtl8211f.md §3). The Odroid-C1 straps are UNCONFIRMED; the assembly picks.
 	TXDelayStrap, RXDelayStrap bool
 	// Partner is the far end. Its zero value is the default partner.
 	Partner Partner

@@ -36,11 +36,11 @@ func (p *RTL8211F) cancelPending() {
 
 // startAutoneg (re)starts negotiation: a link that is up breaks (IEEE 802.3
 // break_link_timer), and after AutonegTime the result is resolved. BMCR bit 9
-// stays set until then, as rtl8211f.md §7.5 describes.
+// stays set until then, as docs/reference/rtl8211f.md §7.5 describes.
 func (p *RTL8211F) startAutoneg() { p.settleLink(p.cfg.AutonegTime, p.autonegDone) }
 
 // autonegDone resolves the highest common mode of the local ANAR/GBCR and the
-// partner (rtl8211f.md §7.5). Without a cable the attempt just ends: the
+// partner (docs/reference/rtl8211f.md §7.5). Without a cable the attempt just ends: the
 // restart bit clears and the link stays down until the cable comes back.
 func (p *RTL8211F) autonegDone() {
 	setBit(p.base, regBMCR, bmcrANRestart, false)
@@ -198,7 +198,7 @@ func (p *RTL8211F) setPHYSR() {
 }
 
 // linkChanged latches INSR's link bit when INER enables it and drives the
-// interrupt line (rtl8211f.md §4: latch only with INER bit 4 set).
+// interrupt line (docs/reference/rtl8211f.md §4: latch only with INER bit 4 set).
 func (p *RTL8211F) linkChanged() {
 	if p.pages[pageIntr].Get(off(regINER))&intrLinkChange.Mask() == 0 {
 		return

@@ -7,7 +7,7 @@ import "mesonemu/reg"
 // n*4 (see off). Only the low 16 bits of each register are used.
 //
 // Registers 0x00-0x0f and the page select register 0x1f are page-independent
-// (rtl8211f.md §2 allows this; Linux always restores the page before generic
+// (docs/reference/rtl8211f.md §2 allows this; Linux always restores the page before generic
 // accesses). Registers 0x10-0x1e exist only on the selected page, one table per
 // page; on a page that declares nothing at a number the register reads 0.
 
@@ -34,7 +34,7 @@ const (
 	regINSR   = 0x1d // page 0xa43
 )
 
-// Pages of the extended registers (rtl8211f.md §3, §4).
+// Pages of the extended registers (docs/reference/rtl8211f.md §3, §4).
 const (
 	pageMIICtrl = 0xd08 // RGMII delays
 	pageIntr    = 0xa42 // INER
@@ -132,7 +132,7 @@ func (p *RTL8211F) blocks() []reg.Block {
 	return append([]reg.Block{{Name: "rtl8211f", Registers: p.baseRegisters()}}, p.pageBlocks()...)
 }
 
-// baseRegisters are the page-independent registers (rtl8211f.md §1, §6).
+// baseRegisters are the page-independent registers (docs/reference/rtl8211f.md §1, §6).
 func (p *RTL8211F) baseRegisters() []reg.Register {
 	regs := []reg.Register{
 		{Name: "BMCR", Offset: off(regBMCR), Reset: 0x1140,
@@ -237,7 +237,7 @@ func autonegRegisters() []reg.Register {
 // pageBlocks are the extended pages the model implements, in extPages order.
 func (p *RTL8211F) pageBlocks() []reg.Block {
 	return []reg.Block{{
-		// Page 0xa42: the interrupt enable register (rtl8211f.md §4).
+		// Page 0xa42: the interrupt enable register (docs/reference/rtl8211f.md §4).
 		Name: "rtl8211f.page0xa42", Registers: []reg.Register{
 			{Name: "INER", Offset: off(regINER), Reset: 0,
 				Doc:        "interrupt enable; only the link-change bit is known (the one Linux sets)",
@@ -246,7 +246,7 @@ func (p *RTL8211F) pageBlocks() []reg.Block {
 		}}, {
 		// Page 0xa43: PHYCR1, the PHY-specific status (as U-Boot's realtek driver
 		// reads it: speed 5:4, duplex 3, link 2, resolved 11) and the clear-on-read
-		// interrupt status (rtl8211f.md §4; layout assumed to mirror INER).
+		// interrupt status (docs/reference/rtl8211f.md §4; layout assumed to mirror INER).
 		Name: "rtl8211f.page0xa43", Registers: []reg.Register{
 			{Name: "PHYCR1", Offset: off(regPHYCR1), Reset: 0,
 				Doc: "PHY control 1; ALDPS bits stored, not modelled; power-on value assumed 0",
@@ -263,7 +263,7 @@ func (p *RTL8211F) pageBlocks() []reg.Block {
 				Fields:    []reg.Field{as(intrLinkChange, reg.RC, "link status changed")},
 				AfterRead: func(uint32) { p.updateIRQ() }},
 		}}, {
-		// Page 0xd08: the RGMII internal delays (rtl8211f.md §3). The power-on
+		// Page 0xd08: the RGMII internal delays (docs/reference/rtl8211f.md §3). The power-on
 		// values of both bits come from pin straps, applied after every reset (see
 		// applyStraps); the table's reset value is the strap-off value.
 		Name: "rtl8211f.page0xd08", Registers: []reg.Register{

@@ -1,4 +1,7 @@
-// Package phy models the Realtek RTL8211F gigabit PHY of the Odroid-C1 as the
+// Package phy models the Odroid-C1's Realtek RTL8211F gigabit PHY.
+// Hardware side: registers on the MDIO bus and the delays the RGMII wire reads.
+//
+// It models the Realtek RTL8211F gigabit PHY of the Odroid-C1 as the
 // MAC's MDIO master and the RGMII wire see it: the Clause-22 and paged
 // extended registers, autonegotiation against a configurable link partner,
 // latched-low link status, the link-change interrupt, and the internal RGMII
@@ -11,7 +14,7 @@
 // core delivers an interrupt raised there at that instant, while one raised
 // from outside an event waits for the next delivery point.
 //
-// Assumptions beyond rtl8211f.md, each also noted where it is made: power-on
+// Assumptions beyond docs/reference/rtl8211f.md, each also noted where it is made: power-on
 // ANAR 0x01e1, GBCR 0x0300, ESTATUS 0x3000 (1000BASE-T half and full), PHYCR1 0;
 // page select 12 bits wide; no page-0 aliases of the extended registers;
 // unknown bits of the extended registers read 0 and ignore writes; INSR latches

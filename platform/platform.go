@@ -1,4 +1,7 @@
-// Package platform assembles the hardware of one board on an emu.Machine: the SoC
+// Package platform assembles one board's hardware on an emu.Machine.
+// Hardware side: SoC, MAC, PHY, wire and far end, wired together; no guest code.
+//
+// It assembles the hardware of one board on an emu.Machine: the SoC
 // (clock controller, Ethernet glue, RAM), the DWMAC, the RTL8211F on MDIO, the two
 // directions of the RGMII wire, and the far end of the cable. It owns the frame
 // path between them, so it is also where every frame is accounted for:
@@ -16,6 +19,7 @@ package platform
 import (
 	"fmt"
 
+	"mesonemu/counter"
 	"mesonemu/emu"
 	"mesonemu/ether"
 	"mesonemu/farend"
@@ -27,7 +31,7 @@ import (
 	"mesonemu/stmmac"
 )
 
-// Mechanism selects how the MAC's TXDLY steps are produced (rgmii-timing.md §5/§6).
+// Mechanism selects how the MAC's TXDLY steps are produced (docs/reference/rgmii-timing.md §5/§6).
 type Mechanism string
 
 // The two hypotheses; A is the project default.
@@ -97,6 +101,9 @@ type PathCounters struct {
 	RxSFDLost     uint64 // the MAC never saw a frame start (wrong half, SFD hit)
 	RxAtMAC       uint64 // handed to the MAC's receive path
 }
+
+// Sub is the change from base to c, every counter at once.
+func (c PathCounters) Sub(base PathCounters) PathCounters { return counter.Sub(c, base) }
 
 // New powers the board on. The guest has not run yet: registers hold the boot
 // loader's values.
@@ -202,7 +209,7 @@ func (p *Platform) AddTap(t Tap) {
 
 // clockPeriodPs is the RGMII clock period at a link speed given the gigabit
 // clock: the IP divides its 125 MHz output by 5 or 50 at 100 or 10 Mbit/s by itself
-// (dwmac-meson8b comment; meson8b-ethernet.md §6).
+// (dwmac-meson8b comment; docs/reference/meson8b-ethernet.md §6).
 func clockPeriodPs(gigabitHz float64, speed int) float64 {
 	p := 1e12 / gigabitHz
 	switch speed {

@@ -23,7 +23,7 @@ const (
 )
 
 // passLineBER is the per-line-sample error rate at which four equal lines lose
-// scan.PassPredictedLoss of thresholdLen-byte frames (rgmii-timing.md §2 step 5).
+// scan.PassPredictedLoss of thresholdLen-byte frames (docs/reference/rgmii-timing.md §2 step 5).
 func passLineBER() float64 {
 	samples := 2.0 * (thresholdLen + 12) * rgmiiwire.Lines
 	return -math.Log1p(-scan.PassPredictedLoss) / samples

@@ -1,4 +1,7 @@
-// Package plot draws mesonemu's RGMII timing pictures with gonum.org/v1/plot:
+// Package plot draws the RGMII timing pictures (eye, bathtub, scan maps) with gonum/plot.
+// Outside the bus: it draws what rgmiiwire and scan computed, and models nothing.
+//
+// It draws mesonemu's RGMII timing pictures with gonum.org/v1/plot:
 //
 //   - Eye: a data line as the receiver's flop sees it, many unit intervals of
 //     random data with Gaussian edge jitter overlaid over two unit intervals
@@ -14,7 +17,7 @@
 // driver and the delays. The pictures only draw what rgmiiwire and scan computed;
 // nothing here models anything.
 //
-// Drawing choices that are not in the reference (assumptions, cosmetic only):
+// Drawing choices not in docs/reference/rgmii-timing.md (assumptions, cosmetic only):
 //   - the eye draws each transition as a linear ramp of EyeRampPs centred on the
 //     jittered edge time; the wire model's edges are instantaneous and a sample
 //     is judged only by where the edge time falls against the aperture;

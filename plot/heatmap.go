@@ -16,7 +16,8 @@ import (
 )
 
 // lossPalette runs from green (no loss) through pale yellow to red (every frame
-// lost): ColorBrewer's RdYlGn, reversed, interpolated to 64 colours.
+// lost): ColorBrewer's RdYlGn, reversed, interpolated to 64 colours. Lossy
+// cells use only its part from lossyFrom on.
 type lossPalette struct{}
 
 func (lossPalette) Colors() []color.Color {
@@ -172,11 +173,20 @@ func edges(v []float64) []float64 {
 	return e
 }
 
+// lossyFrom is where on the palette a cell with any lost frame starts: a
+// lost frame fails the cell, so lossy cells take only the yellow-to-red part
+// and even 8 of 2000 frames is orange, far from a clean cell's green.
+const lossyFrom = 0.55
+
 func (h *cells) colour(v float64) color.Color {
 	if math.IsNaN(v) || !(h.hi > h.lo) {
 		return h.nan
 	}
-	f := (math.Min(math.Max(v, h.lo), h.hi) - h.lo) / (h.hi - h.lo)
+	if v <= h.lo { // no frame lost
+		return h.pal[0]
+	}
+	f := (math.Min(v, h.hi) - h.lo) / (h.hi - h.lo)
+	f = lossyFrom + (1-lossyFrom)*f
 	return h.pal[int(math.Round(f*float64(len(h.pal)-1)))]
 }
 

@@ -19,7 +19,7 @@ import (
 	"mesonemu/sim"
 )
 
-// budget is the Odroid-C1 TX budget at a MAC delay (rgmii-timing.md §5.2).
+// budget is the Odroid-C1 TX budget at a MAC delay (docs/reference/rgmii-timing.md §5.2).
 func budget(t *testing.T, macPs float64) rgmiiwire.Budget {
 	t.Helper()
 	b, err := rgmiiwire.NewBudget(rgmiiwire.Timing{Direction: "TX", SpeedMbps: 1000, ClockPeriodPs: 8000,
@@ -378,6 +378,29 @@ func TestCellTextCarriesIperf3(t *testing.T) {
 	for _, c := range []*scan.Cell{dead, {Sent: 2000, Received: 2000}} {
 		if got := cellText(c); strings.Contains(got, "iperf3") {
 			t.Errorf("cell text %q mentions iperf3", got)
+		}
+	}
+}
+
+// TestAnyLossIsFarFromClean: on a 2000-frame scan the colour of a cell that
+// lost even one frame, or 8 (a FAIL), is far from the colour of a clean cell
+// (a PASS): at least 120 apart in RGB, not a paler green.
+func TestAnyLossIsFarFromClean(t *testing.T) {
+	lo := lossScale(2000)
+	h := heat(newGrid(1, 1), lo)
+	rgb := func(v float64) [3]float64 {
+		r, g, b, _ := h.colour(v).RGBA()
+		return [3]float64{float64(r >> 8), float64(g >> 8), float64(b >> 8)}
+	}
+	clean := rgb(lo)
+	for _, lost := range []int{1, 8, 200, 2000} {
+		c := rgb(math.Log10(float64(lost) / 2000))
+		d := math.Sqrt((c[0]-clean[0])*(c[0]-clean[0]) + (c[1]-clean[1])*(c[1]-clean[1]) + (c[2]-clean[2])*(c[2]-clean[2]))
+		if d < 120 {
+			t.Errorf("%d of 2000 lost: colour %v is %.0f from the clean cell's %v, want >= 120", lost, c, d, clean)
+		}
+		if c[0] <= c[1]-20 {
+			t.Errorf("%d of 2000 lost: colour %v is still green", lost, c)
 		}
 	}
 }

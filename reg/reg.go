@@ -1,4 +1,7 @@
-// Package reg declares hardware registers once, as tables of named fields with an
+// Package reg declares hardware registers as tables of fields with access kinds and hooks.
+// Hardware side: the register blocks of the models; the guest keeps its own constants.
+//
+// It declares hardware registers once, as tables of named fields with an
 // access kind and the side effects of guest accesses (hooks), and keeps the values
 // of one register block with those rules applied. Every hardware model in mesonemu
 // (the HHI clock controller, the PRG_ETH0 glue, the DWMAC, the PHY) describes its

@@ -46,7 +46,7 @@ func (l LineBudget) Log10Eps() float64 {
 	return (math.Log(RandomPayloadDensity) + sum) / math.Ln10
 }
 
-// Budget is the analytic timing budget of one direction (reference §2 steps 1-6).
+// Budget is the analytic timing budget of one direction (docs/reference/rgmii-timing.md §2 steps 1-6).
 type Budget struct {
 	Timing Timing
 	// UnitIntervalPs is the nibble time on a line (4000 ps at 125 MHz DDR).
@@ -164,7 +164,7 @@ func wireSamples(frameLen int) float64 {
 }
 
 // PredictedLoss is the probability that a frame of frameLen bytes (without FCS;
-// 1514 for a full frame) is damaged on random payload (reference §2 step 5):
+// 1514 for a full frame) is damaged on random payload (docs/reference/rgmii-timing.md §2 step 5):
 // 1 - Π_lines (1 - eps_line)^(2·(L+12)), i.e. 1 - (1-eps)^(8·(L+12)) with equal
 // lines, and 1 when a line samples the wrong nibble. Computed with log1p/expm1,
 // so 8.6e-73 comes out as 8.6e-73, not 0.

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Reference §5.2 defaults (mechanism A): s0 = +591 ps calibrated, ts = th = 300 ps,
+// docs/reference/rgmii-timing.md §5.2 defaults (mechanism A): s0 = +591 ps calibrated, ts = th = 300 ps,
 // σ = 60 ps, 125 MHz.
 func odroidTX(macPs, phyPs float64) Timing {
 	return Timing{
@@ -34,7 +34,7 @@ func mustBudget(t *testing.T, tm Timing) Budget {
 func within(got, lo, hi float64) bool { return got >= lo && got <= hi }
 
 func TestBudgetReproducesReferenceTable(t *testing.T) {
-	// Reference §5.3 (mechanism A predictions) and §2 step 6.
+	// docs/reference/rgmii-timing.md §5.3 (mechanism A predictions) and §2 step 6.
 	tests := []struct {
 		name          string
 		mac, phy      float64
@@ -80,12 +80,12 @@ func TestPreFixMarginsAndProbabilities(t *testing.T) {
 		t.Errorf("log10 q_h = %.4f, want -585.1469 (Q(3109/60), mpmath)", l.LogQHold/math.Ln10)
 	}
 	if math.Abs(l.Eps()/3.0866e-7-1) > 1e-3 {
-		t.Errorf("eps = %.5g, want 3.0866e-7 (reference §2 step 6: 3.19e-7 for 0.388 %%)", l.Eps())
+		t.Errorf("eps = %.5g, want 3.0866e-7 (docs/reference/rgmii-timing.md §2 step 6: 3.19e-7 for 0.388 %%)", l.Eps())
 	}
 }
 
 func TestFrameSizeScaling(t *testing.T) {
-	// Reference §2 step 7, pre-fix operating point.
+	// docs/reference/rgmii-timing.md §2 step 7, pre-fix operating point.
 	b := mustBudget(t, odroidTX(8000, 0))
 	for _, tc := range []struct {
 		len  int
@@ -101,7 +101,7 @@ func TestTinyLossIsNotRoundedToZero(t *testing.T) {
 	b := mustBudget(t, odroidTX(2000, 0))
 	p := b.PredictedLoss(1514)
 	// 12,208 samples × 0.5 × Q(1109/60) = 12208 × 0.5 × 1.40628e-76 = 8.584e-73
-	// (reference §5.3: 8.6e-73).
+	// (docs/reference/rgmii-timing.md §5.3: 8.6e-73).
 	if math.Abs(p/8.584e-73-1) > 1e-3 {
 		t.Errorf("P(1514) = %g, want 8.584e-73", p)
 	}
@@ -111,7 +111,7 @@ func TestTinyLossIsNotRoundedToZero(t *testing.T) {
 }
 
 func TestSlowSpeedsHaveNoLossAtPreFixDelays(t *testing.T) {
-	// Reference §7: 10/100 sample the rising edge of a 40 / 400 ns clock.
+	// docs/reference/rgmii-timing.md §7: 10/100 sample the rising edge of a 40 / 400 ns clock.
 	for _, speed := range []int{100, 10} {
 		for _, mac := range []float64{8000, 4000} {
 			tm := odroidTX(mac, 0)
@@ -146,7 +146,7 @@ func TestActualClockPeriodSetsThePhase(t *testing.T) {
 }
 
 func TestMechanismBRows(t *testing.T) {
-	// Reference §6.3: s0 = -591 ps, PHY 2.2 ns.
+	// docs/reference/rgmii-timing.md §6.3: s0 = -591 ps, PHY 2.2 ns.
 	tests := []struct {
 		name          string
 		mac, phy      float64

@@ -1,5 +1,8 @@
-// Package rgmiiwire is the RGMII timing and corruption model of one direction of
-// the MAC-PHY link (hardware side; reference: /work/shared/reference/rgmii-timing.md
+// Package rgmiiwire is the RGMII timing and corruption model of one direction of the link.
+// Hardware side: the copper between MAC and PHY; it never reads registers.
+//
+// It is the RGMII timing and corruption model of one direction of
+// the MAC-PHY link (hardware side; reference: docs/reference/rgmii-timing.md
 // §1, §2, §2.1, §5-§7).
 //
 // The board assembly turns register state (clock rates, PRG_ETH0 TXDLY, PHY delay

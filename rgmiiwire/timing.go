@@ -10,7 +10,7 @@ import (
 const Lines = 4
 
 // RandomPayloadDensity is the transition density a of random data: the chance
-// that two successive samples on a line differ (reference §2 step 4; iperf3 sends
+// that two successive samples on a line differ (docs/reference/rgmii-timing.md §2 step 4; iperf3 sends
 // random bytes by default).
 const RandomPayloadDensity = 0.5
 
@@ -32,7 +32,7 @@ type Timing struct {
 	// PHYDelayPs is the PHY's internal delay when enabled, else 0.
 	PHYDelayPs float64
 	// BoardSkewPs is s0: clock-path minus data-path delay on the board and pads,
-	// common to the four data lines (calibrated; reference §5.2).
+	// common to the four data lines (calibrated; docs/reference/rgmii-timing.md §5.2).
 	BoardSkewPs float64
 	// LineSkewPs is each data line's extra trace skew, added to the total delay of
 	// that line (data earlier is positive, as for s0).

@@ -243,7 +243,7 @@ func (w *Wire) sampleWithMisses(frame []byte, n int) Result {
 // shiftNibbles rebuilds the wire stream as a receiver whose lines sample the
 // wrong nibble sees it: line k's sample j carries the transmitted sample
 // j + Shift_k. With every line in the wrong half (Shift 1) this is the nibble
-// re-association of reference §2 step 2: each byte made of the high nibble of one
+// re-association of docs/reference/rgmii-timing.md §2 step 2: each byte made of the high nibble of one
 // byte and the low nibble of the next. No random draws.
 func (w *Wire) shiftNibbles(frame []byte) Result {
 	uniform := true

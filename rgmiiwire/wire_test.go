@@ -191,7 +191,7 @@ func TestCleanTimingNeverTouchesFramesOrTheStream(t *testing.T) {
 	}
 }
 
-// shiftedBytes is the reference §2 step 2 re-association: each byte from the high
+// shiftedBytes is the docs/reference/rgmii-timing.md §2 step 2 re-association: each byte from the high
 // nibble of one byte and the low nibble of the next; the last byte's high nibble
 // comes from the idle line (0).
 func shiftedBytes(frame []byte) []byte {

@@ -1,6 +1,9 @@
-// Package scan sweeps the RGMII TX delay settings of one board and driver with
+// Package scan sweeps one board's RGMII TX delay settings with quick link tests.
+// Outside the bus: a runner over linktest and sim, as a vendor delay-scan tool on real hardware.
+//
+// It sweeps the RGMII TX delay settings of one board and driver with
 // quick frame-level link tests, as Rockchip's vendor `rgmii_delayline` sysfs tool
-// does on real hardware (rgmii-timing.md §9), and prints a pass/fail map and the
+// does on real hardware (docs/reference/rgmii-timing.md §9), and prints a pass/fail map and the
 // suggested setting.
 //
 // Axes of the sweep:

@@ -19,7 +19,7 @@ const (
 	// PhyMode is the phy-mode of every cell: the glue programs TXDLY only for it.
 	PhyMode = "rgmii"
 	// PassPredictedLoss: a passing cell's predicted frame loss is below this
-	// (rgmii-timing.md §2 step 6: z ≥ 7.38 on both sides).
+	// (docs/reference/rgmii-timing.md §2 step 6: z ≥ 7.38 on both sides).
 	PassPredictedLoss = 1e-9
 	// MaxSkewPoints bounds the skew axis (and with it the number of cells).
 	MaxSkewPoints = 1001

@@ -33,7 +33,7 @@ func passing(r *Result, skew int) map[key]bool {
 	return got
 }
 
-// TestDrivers is the required outcome on the Odroid-C1 (mechanism A):
+// TestDrivers is the required outcome on the Odroid-C1 (mechanism A):
 // the fixed driver passes MAC 2 ns (PHY off) and PHY on with MAC 0 and nothing
 // else; the pre-fix driver's 4 ns steps put TXDLY 1 and 3 in the wrong half.
 func TestDrivers(t *testing.T) {

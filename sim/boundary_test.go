@@ -68,11 +68,11 @@ func TestHardwareAndGuestNeverImportEachOther(t *testing.T) {
 // command. A package never depends on one in a layer above its own, so the
 // stack never knows its applications (iperf3 once lived in netstack).
 var layers = [][]string{
-	{"emu", "ether", "coop", "pcap", "devicetree"},
+	{"emu", "ether", "coop", "pcap", "counter", "devicetree"},
 	append(append([]string{}, hardwarePackages...), guestPackages...),
 	{"socket", "netstack", "netstack/link", "netstack/linuxmodel", "netstack/tcpseg", "netstack/internal/fifo", "netstack/internal/frametest"},
 	{"iperf3"},
-	{"sim", "capture", "perfrun", "linktest", "tap", "compare", "scan", "plot", "plot/internal/docimg", "cmd/mesonemu"},
+	{"sim", "capture", "perfrun", "linktest", "tap", "compare", "scan", "plot", "plot/internal/docimg", "cmd/mesonemu", "tools/lossyrelay"},
 }
 
 func TestLayersOnlyImportDownwards(t *testing.T) {

@@ -1,4 +1,7 @@
-// Package sim builds one emulated board and boots its guest: the platform
+// Package sim builds one emulated board and boots its guest on it.
+// Outside the bus: it joins the two sides, the user's choices going to the DT and the guest build.
+//
+// It builds one emulated board and boots its guest: the platform
 // (hardware) from the board description, then the guest drivers in Linux's probe
 // order on top of it, with the user's choices (driver variant, TX delay, phy-mode,
 // link speed) applied where they belong: to the device tree and the guest build,
@@ -242,7 +245,7 @@ func (s *Sim) Hardware() *platform.Platform { return s.hw }
 // Machine is the engine the board runs on.
 func (s *Sim) Machine() *emu.Machine { return s.hw.Machine() }
 
-// RTL8211F paged register holding the internal TX delay (rtl8211f.md §3).
+// RTL8211F paged register holding the internal TX delay (docs/reference/rtl8211f.md §3).
 const (
 	phyPageSelect = 0x1f
 	phyPageMIICtl = 0xd08

@@ -21,7 +21,7 @@ func (d Delay) String() string { return d.Why }
 // txdlyMask keeps the 2 bits of PRG_ETH0[6:5]; the free functions accept any value.
 const txdlyMask = 3
 
-// MACTXDelayA is the MAC TX delay under mechanism A (rgmii-timing.md §5, the project
+// MACTXDelayA is the MAC TX delay under mechanism A (docs/reference/rgmii-timing.md §5, the project
 // default; the silicon's mechanism is UNCONFIRMED): one TXDLY step lasts
 // max(one period of the m250_sel output, a quarter of the TX clock period), and the
 // delay is txdly x step. With TX period = 2 x Div sel periods the step is
@@ -58,7 +58,7 @@ func noTXDelay(c TXClock, txdly uint32) (Delay, bool) {
 	return Delay{}, false
 }
 
-// MACTXDelayB is the alternative mechanism B (rgmii-timing.md §6, not the default):
+// MACTXDelayB is the alternative mechanism B (docs/reference/rgmii-timing.md §6, not the default):
 // a both-edge phase generator on the m250_div output. Delay =
 // floor(txdly/2) x P + (txdly mod 2) x H, P = period of the m250_div output, H its high
 // time: P/2 for even Div; for Div 1 the raw input's high time (c.SelHighPs: one MPLL

@@ -122,7 +122,7 @@ func TestMACTXDelayAExplanation(t *testing.T) {
 	}
 }
 
-// Mechanism B values of rgmii-timing.md §6.1 (raw MPLL2 pulse = one 2.55 GHz period).
+// Mechanism B values of docs/reference/rgmii-timing.md §6.1 (raw MPLL2 pulse = one 2.55 GHz period).
 func TestMACTXDelayB(t *testing.T) {
 	pulse := 1e12 / 2550e6
 	tests := []struct {

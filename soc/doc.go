@@ -1,4 +1,7 @@
-// Package soc is the silicon of the Amlogic Meson8b (Odroid-C1), Meson8m2 (MXIII
+// Package soc is the Meson8b / Meson8m2 / GXBB silicon the Ethernet path needs (HHI, PRG_ETH0).
+// Hardware side: register blocks on the bus and the clocks they make.
+//
+// It is the silicon of the Amlogic Meson8b (Odroid-C1), Meson8m2 (MXIII
 // Plus) and GXBB (Odroid-C2) as far as the Ethernet path needs it: the address map,
 // the HHI clock controller (fixed PLL, fclk_div2, MPLL2) and the PRG_ETH0/PRG_ETH1
 // glue block that turns MPLL2 or fclk_div2 into the RGMII TX clock and its delay.

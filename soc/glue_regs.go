@@ -2,7 +2,7 @@ package soc
 
 import "mesonemu/reg"
 
-// PRG_ETH0 fields, every bit of meson8b-ethernet.md §3, with the Linux names in lower
+// PRG_ETH0 fields, every bit of docs/reference/meson8b-ethernet.md §3, with the Linux names in lower
 // case (Amlogic names in the Doc). All are plain RW storage: the calibration engine
 // (bits 25..29 and the PRG_ETH1 read-back) is not modelled.
 var (
@@ -42,7 +42,7 @@ var glue1Fields = []reg.Field{
 }
 
 // Boot-loader hand-over values of PRG_ETH0. ASSUMPTION for all chips (the real
-// dumps are UNCONFIRMED, meson8b-ethernet.md §3.1/§12):
+// dumps are UNCONFIRMED, docs/reference/meson8b-ethernet.md §3.1/§12):
 //   - Meson8b / Meson8m2: 0x7d21, what the vendor M8M2 U-Boot writes on the RGMII path:
 //     rgmii_mode | txdly 1 | m250_div 2 | bits 10, 11, 12 | adj_enable | adj_setup,
 //     m250_sel 0. The fix commit says the Odroid-C1 U-Boot runs "a TX delay of only 2ns

@@ -37,7 +37,7 @@ func TestGlueResetDecode(t *testing.T) {
 	}
 }
 
-// Every bit of PRG_ETH0 belongs to a named field (reference §3 covers all 32).
+// Every bit of PRG_ETH0 belongs to a named field (docs/reference/meson8b-ethernet.md §3 covers all 32).
 func TestGlueEveryBitNamed(t *testing.T) {
 	r := GlueBlock(Meson8b).Register("PRG_ETH0")
 	var mask uint32

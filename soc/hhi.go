@@ -89,7 +89,7 @@ func (h *HHI) MPLL2Hz() float64 {
 }
 
 // mpllPulsePs is the high time of MPLL2's raw output as mechanism B assumes it: one
-// period of the MPLL's input clock (rgmii-timing.md §6.1, UNCONFIRMED).
+// period of the MPLL's input clock (docs/reference/rgmii-timing.md §6.1, UNCONFIRMED).
 func (h *HHI) mpllPulsePs() float64 {
 	p := h.MPLLParentHz()
 	if p <= 0 {

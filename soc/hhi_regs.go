@@ -24,7 +24,7 @@ var (
 )
 
 // Boot-loader hand-over values. ASSUMPTION: nobody has published an Odroid-C1
-// U-Boot dump of these registers (meson8b-ethernet.md §12). The fixed PLL encoding
+// U-Boot dump of these registers (docs/reference/meson8b-ethernet.md §12). The fixed PLL encoding
 // (m 106, n 1, frac 1024) is the one §7.1 suggests because the Linux PLL formula then
 // gives exactly 2,550,000,000 Hz, the rate every public clue points at; the
 // register encoding of real silicon is UNCONFIRMED. MPLL2 is what the vendor M8M2

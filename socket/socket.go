@@ -1,4 +1,7 @@
-// Package socket is what a TCP or UDP socket offers an application, whatever
+// Package socket is what a socket offers an application, whatever stack is under it.
+// Above the bus: the interface between the stacks and their applications (iperf3).
+//
+// It is what a TCP or UDP socket offers an application, whatever
 // stack is under it: the options set on it (SO_SNDBUF, TCP_MAXSEG, IP_TOS,
 // ...), its TCP_INFO, and how a dial asks for a local port or pre-connect
 // options. Stacks implement it (netstack's gVisor sockets, the host's sockets

@@ -1,5 +1,7 @@
 package stmmac
 
+import "mesonemu/counter"
+
 // Counters are the model's own accounting (not guest-visible registers, which reset
 // with SWR and on read): they only grow, so soak checks can prove conservation:
 //
@@ -36,6 +38,9 @@ type Counters struct {
 	SoftwareResets        uint64
 	IRQAssertions         uint64 // rising edges of the interrupt line
 }
+
+// Sub is the change from base to c, every counter at once.
+func (c Counters) Sub(base Counters) Counters { return counter.Sub(c, base) }
 
 // NamedCounter is one counter with its stable ethtool -S style name.
 type NamedCounter struct {

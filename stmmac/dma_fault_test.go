@@ -7,7 +7,7 @@ import (
 	"mesonemu/emu"
 )
 
-// Fault classes of issue 7, item 1: what a broken or hostile guest driver can do to
+// Fault classes of the robustness work (docs/robustness.md): what a broken or hostile guest driver can do to
 // the DMA engines. Each test asserts the exact CSR5 bits and counters the model
 // answers with, and that the other channel keeps serving afterwards. Cases the
 // earlier tests already prove (TestTxLoopingChainConsumesVirtualTime,

@@ -1,4 +1,7 @@
-// Package stmmac is the hardware model of the Synopsys DesignWare GMAC 3.70a
+// Package stmmac models the Synopsys DWMAC 3.70a MAC, MDIO master and DMA of the Meson8b.
+// Hardware side: registers at 0xc9410000 and descriptors in guest RAM, answered as silicon does.
+//
+// It is the hardware model of the Synopsys DesignWare GMAC 3.70a
 // (Linux's stmmac "dwmac1000") as the Amlogic Meson8b integrates it at 0xc9410000:
 // the MAC registers with the MDIO (SMA) master, the MMC counters, and the DMA engine
 // with its normal (16-byte) descriptor rings.
@@ -9,7 +12,7 @@
 // moment their last bit has arrived. Nothing a guest writes can panic the model or
 // make it loop without consuming virtual time.
 //
-// Sources: /work/shared/reference/dwmac-3.70a.md, Linux v5.4 dwmac1000.h, dwmac_dma.h,
+// Sources: docs/reference/dwmac-3.70a.md, Linux v5.4 dwmac1000.h, dwmac_dma.h,
 // dwmac_lib.c, norm_desc.c, descs.h, mmc.h and mmc_core.c (offsets, names, bits), and
 // the Synopsys GMAC register descriptions reproduced in a vendor header of the same IP
 // generation (Nuvoton MA35D1 gmac_reg.h: jabber/watchdog limits, RGMII status layout,

@@ -29,8 +29,8 @@ func TestOpenAgainstTheKernel(t *testing.T) {
 	ns.ip("tuntap", "add", "dev", "tap7", "mode", "tap")
 
 	for _, tc := range []struct{ name, fix string }{
-		{"mesonemu1", "`sudo ip netns exec " + ns.name + " ip tuntap add dev mesonemu1 mode tap`"},
-		{"", "`sudo ip netns exec " + ns.name + " ip tuntap add dev tap0 mode tap`"},
+		{"mesonemu1", "`ip -n " + ns.name + " tuntap add dev mesonemu1 mode tap`"},
+		{"", "`ip -n " + ns.name + " tuntap add dev tap0 mode tap`"},
 	} {
 		d, err := OpenIn(ns.name, tc.name)
 		var se *SetupError

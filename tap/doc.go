@@ -1,4 +1,7 @@
-// Package tap puts a Linux TAP device at the far end of the emulated cable, so
+// Package tap puts a Linux TAP device at either end of the emulated cable.
+// Outside the bus: the host's kernel takes the far end's (or the board's stack's) place.
+//
+// It puts a Linux TAP device at the far end of the emulated cable, so
 // the host's own kernel (and the real iperf3, ping, tshark) talks to the board:
 //
 //	board gVisor -> stmmac driver -> DMA -> MAC -> TX wire -> PHY -> far-end NIC -> Bridge -> TAP -> host kernel

@@ -69,13 +69,20 @@ func (e *SetupError) Unwrap() []error {
 func noDeviceError(netns, name string) *SetupError {
 	fix := fmt.Sprintf("ip tuntap add dev %s mode tap", displayName(name))
 	where := "in this network namespace"
-	if netns != "" {
-		fix = fmt.Sprintf("ip netns exec %s %s", netns, fix)
+	if netns == "" {
+		// Run under `ip netns exec NS`: the device belongs in NS too.
+		if cur := currentNetnsName(); cur != "" {
+			netns, where = cur, "in network namespace "+cur+", where mesonemu runs"
+		}
+	} else {
 		where = "in network namespace " + netns
+	}
+	if netns != "" {
+		fix = fmt.Sprintf("ip -n %s tuntap add dev %s mode tap", netns, displayName(name))
 	}
 	return &SetupError{Device: name, Kind: ErrNoDevice,
 		Problem: "no such interface " + where + " (mesonemu attaches to a TAP, it does not create one)",
-		Fix:     "create it with `sudo " + fix + "`"}
+		Fix:     "create it, as root, with `" + fix + "`"}
 }
 
 func displayName(name string) string {

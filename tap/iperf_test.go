@@ -99,7 +99,7 @@ func (r *boardRun) check(t *testing.T) {
 // maxClockLag bounds how late the board's engine may run an event against the
 // wall clock. At full rate the board's stack costs close to a wall second per
 // virtual second, so on a 2-core host events run tens of ms late at times (65
-// ms seen; 114 ms on a quiet host once issue 23's TCP let the board's window
+// ms seen; 114 ms on a quiet host once the loss-response TCP changes let the board's window
 // grow); below 200 ms the host kernel's TCP (RTO at least 200 ms) cannot yet
 // mistake a board that fell behind for a lost segment.
 const maxClockLag = 150 * time.Millisecond

@@ -322,9 +322,9 @@ func TestWireRefusesBadInput(t *testing.T) {
 		{"PC netns missing", WireOptions{BoardTAP: wireBoardTAP, BoardNetns: board.name, TAP: wirePCTAP, Netns: "mesonemu-test-no-such-ns"},
 			ErrNoNetns, "does not exist"},
 		{"board TAP missing", WireOptions{BoardTAP: "mnwnothere0", BoardNetns: board.name, TAP: wirePCTAP, Netns: pc.name},
-			ErrNoDevice, "`sudo ip netns exec " + board.name + " ip tuntap add dev mnwnothere0 mode tap`"},
+			ErrNoDevice, "`ip -n " + board.name + " tuntap add dev mnwnothere0 mode tap`"},
 		{"PC TAP missing", WireOptions{BoardTAP: wireBoardTAP, BoardNetns: board.name, TAP: "mnwnothere1", Netns: pc.name},
-			ErrNoDevice, "ip tuntap add dev mnwnothere1 mode tap"},
+			ErrNoDevice, "`ip -n " + pc.name + " tuntap add dev mnwnothere1 mode tap`"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()

@@ -1,4 +1,7 @@
-// Command mesonemu is the Amlogic Meson8b (Odroid-C1) Ethernet emulator. It only
+// Command mesonemu is the emulator's command line: it chooses a run and reports it.
+// Outside the bus: it assembles machines through sim and the runners, and models nothing.
+//
+// It is the Amlogic Meson8b (Odroid-C1) Ethernet emulator. It only
 // chooses and reports: the machine is assembled by sim, the traffic is run by
 // linktest and perfrun. Each command lives in its own file and registers itself
 // (commands.go); args.go lets flags stand before or after the command word.

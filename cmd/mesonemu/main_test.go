@@ -96,7 +96,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--counters", "--json"}, "--counters with --json"},
 		{[]string{"linktest", "--direction", "up"}, "direction"},
 		{[]string{"--", "clk"}, "unexpected argument \"clk\""},
-		// wire (issue 20): refused before anything is opened or booted.
+		// wire (the two-TAP bridge): refused before anything is opened or booted.
 		{[]string{"wire"}, "wire needs the board-side TAP"},
 		{[]string{"wire", "--board-tap", "tb9"}, "wire needs the PC-side TAP"},
 		{[]string{"wire", "--board-tap", "tb9", "--tap", "tb9"}, "it is both the board-side and the PC-side TAP"},
@@ -115,7 +115,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 	}
 }
 
-// TestClkJSONShowsWhatTheClockFrameworkChose checks the issue's numbers through
+// TestClkJSONShowsWhatTheClockFrameworkChose checks the expected rates (docs/reference/meson8b-ethernet.md §9.1) through
 // the command line, flags before and after the command.
 func TestClkJSONShowsWhatTheClockFrameworkChose(t *testing.T) {
 	cases := []struct {

@@ -1,4 +1,7 @@
-// Package boot is the guest's side of power-on: it brings the emulated board up in
+// Package boot is the guest's power-on: Linux's probe order over the device tree.
+// Guest side: it reaches the hardware only through the kernel's bus, time and interrupt lines.
+//
+// It is the guest's side of power-on: it brings the emulated board up in
 // Linux's probe order — the clock controller's driver, the dwmac-meson8b glue
 // (pre-fix or fixed), the stmmac driver, and the PHY driver on the MAC's MDIO bus —
 // using nothing but the kernel (its bus, time and interrupt lines) and the device

@@ -1,4 +1,7 @@
-// Package clk is the guest side of the clocks: a Go port of Linux's common clock
+// Package clk is Linux's common clock framework (drivers/clk, v5.4/v5.5) ported to Go.
+// Guest side: it sets clocks only by writing registers over the emulated bus.
+//
+// It is the guest side of the clocks: a Go port of Linux's common clock
 // framework (drivers/clk/clk.c, v5.4/v5.5) and its basic clock types (fixed rate,
 // fixed factor, divider, mux, gate).
 //

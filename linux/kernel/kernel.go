@@ -1,4 +1,7 @@
-// Package kernel is the guest side's view of the Linux kernel it runs in: the
+// Package kernel is the Linux kernel as the ported drivers see it: bus, time, IRQs, locks.
+// Guest side: the guest's one door to the bus; hardware never imports it.
+//
+// It is the guest side's view of the Linux kernel it runs in: the
 // services a ported driver calls besides its own device's registers. Every guest
 // driver (linux/stmmac, linux/phy/realtek, and the clock and glue drivers through
 // Bus) and boot take a Kernel, never the machine, so a guest reaches hardware

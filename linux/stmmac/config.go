@@ -16,7 +16,7 @@ const (
 
 	// DefaultTxRingSize and DefaultRxRingSize are DMA_TX_SIZE / DMA_RX_SIZE (common.h);
 	// DefaultBufSize is DEFAULT_BUFSIZE, what stmmac_set_bfsize picks for MTU <= 1500.
-	// The reference marks these UNCONFIRMED for the Dec 2019 kernel.
+	// UNCONFIRMED for the Dec 2019 kernel (docs/reference/dwmac-3.70a.md §7).
 	DefaultTxRingSize = 512
 	DefaultRxRingSize = 512
 	DefaultBufSize    = 1536

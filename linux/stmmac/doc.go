@@ -1,11 +1,14 @@
-// Package stmmac is the guest side of the Ethernet MAC: Linux's stmmac driver
+// Package stmmac is Linux's stmmac Ethernet driver (v5.4/v5.5) ported to Go.
+// Guest side: it drives the DWMAC through registers and descriptors in guest RAM.
+//
+// It is the guest side of the Ethernet MAC: Linux's stmmac driver
 // (drivers/net/ethernet/stmicro/stmmac, "stmmaceth") as Linux v5.4/v5.5 runs it on
 // a DWMAC 3.70a ("dwmac1000") with normal descriptors in ring mode, the Amlogic
 // case. It reaches the hardware only through its kernel.Kernel: the bus (registers
 // at Config.Base, descriptors and buffers in guest RAM) and its interrupt line.
 // It keeps its own register and bit constants, as Linux keeps its headers.
 //
-// Sources: /work/shared/reference/dwmac-3.70a.md §3 (MDIO), §4 (DMA), §6
+// Sources: docs/reference/dwmac-3.70a.md §3 (MDIO), §4 (DMA), §6
 // (descriptors), §7 (ring usage); Linux v5.4 stmmac_main.c, stmmac_mdio.c,
 // stmmac_ethtool.c, dwmac1000_core.c, dwmac1000_dma.c, dwmac_lib.c, norm_desc.c,
 // descs_com.h, ring_mode.c, mmc_core.c and common.h (read as published, e.g. the

@@ -3,6 +3,8 @@ package stmmac
 import (
 	"fmt"
 	"sync/atomic"
+
+	"mesonemu/counter"
 )
 
 // xstat indexes the driver's extra statistics (struct stmmac_extra_stats). The
@@ -169,6 +171,9 @@ type NetStats struct {
 	// vanishes without a count.
 	TxErrFlushed uint64
 }
+
+// Sub is the change from base to s, every counter at once.
+func (s NetStats) Sub(base NetStats) NetStats { return counter.Sub(s, base) }
 
 // netStat indexes the atomic net_device counters.
 type netStat int

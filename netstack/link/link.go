@@ -1,4 +1,7 @@
-// Package link is a host's frame path below its gVisor stack, as small
+// Package link is a host's frame path below its gVisor stack, as stacked endpoints.
+// Above the bus: between a stack and its card (the guest driver or the far-end NIC).
+//
+// It is a host's frame path below its gVisor stack, as small
 // endpoints each wrapping the one below, the card at the bottom: the
 // Ethernet endpoint the stack sees and the qdisc here, the Linux behaviour
 // models in package linuxmodel. They pass whole frames, not gVisor packet

@@ -1,4 +1,7 @@
-// Package linuxmodel is what a Linux host does below its TCP that gVisor
+// Package linuxmodel is what a Linux host does below TCP that gVisor does not (CPU, TSQ, ACKs).
+// Above the bus: link endpoints in a host's frame path, on the board's stack and the PC's.
+//
+// It is what a Linux host does below its TCP that gVisor
 // does not, as link endpoints (package link) in a host's frame path: the
 // core's time per packet with the per-CPU backlog (Softnet, CPU), TCP Small
 // Queues (SmallQueues) and a Linux receiver's ACK policy (DelayedAcks).

@@ -1,4 +1,7 @@
-// Package tcpseg is the one reader of Ethernet/IP/TCP headers for the code
+// Package tcpseg reads Ethernet/IP/TCP headers for the code that watches frames below a stack.
+// Above the bus: a helper of the network stacks.
+//
+// It is the one reader of Ethernet/IP/TCP headers for the code
 // that watches frames below a stack (TCP Small Queues, the delayed-ACK policy,
 // the bench's loss accounting).
 package tcpseg

@@ -101,7 +101,7 @@ func dtCell(v *uint32) string {
 	return fmt.Sprintf("<%d>", *v)
 }
 
-// strapsInferred: rtl8211f.md §3. RX worked in v5.5, where Linux leaves the PHY's RX
+// strapsInferred: docs/reference/rtl8211f.md §3. RX worked in v5.5, where Linux leaves the PHY's RX
 // delay at its strap and the MAC keeps the boot loader's 2 ns RX adjustment, and
 // 2 + 2 ns was later called breaking: so the RX strap is off (inference). TX strap:
 // no evidence; with phy-mode "rgmii" the v5.5 driver clears the bit anyway, so the

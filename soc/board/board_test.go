@@ -91,7 +91,7 @@ func TestLinkValues(t *testing.T) {
 	}
 }
 
-// frameLoss is rgmii-timing.md §2 steps 3-5 for a phase inside the right half-cycle:
+// frameLoss is docs/reference/rgmii-timing.md §2 steps 3-5 for a phase inside the right half-cycle:
 // P = 1 - (1 - eps)^(8 (L + 12)), eps = a (Q(Ms/σ) + Q(Mh/σ)), UI 4000 ps.
 func frameLoss(phasePs float64, l Link, frameLen int) float64 {
 	q := func(m float64) float64 { return 0.5 * math.Erfc(m/l.JitterSigmaPs/math.Sqrt2) }
@@ -117,7 +117,7 @@ func TestTXSkewCalibration(t *testing.T) {
 	}
 }
 
-// The RX skew's purpose (rgmii-timing.md §7): MAC 2 ns clean, nothing heavy loss,
+// The RX skew's purpose (docs/reference/rgmii-timing.md §7): MAC 2 ns clean, nothing heavy loss,
 // MAC 2 + PHY 2 past the half-cycle.
 func TestRXSkewInference(t *testing.T) {
 	b, _ := Lookup("odroid-c1")

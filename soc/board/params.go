@@ -8,7 +8,7 @@ package board
 
 // The fix commit's pre-fix iperf3 run on an Odroid-C1 (TX direction, 10 s):
 // 182 MiB = 131,796 segments of MSS 1448, and 514 retransmits
-// (rgmii-timing.md §8.1). Each lost 1514-byte frame is sent once more, so the frame
+// (docs/reference/rgmii-timing.md §8.1). Each lost 1514-byte frame is sent once more, so the frame
 // loss is 514 / (131,796 + 514) = 0.388 %.
 const (
 	preFixRetransmits = 514
@@ -61,7 +61,7 @@ func txLink() Link {
 }
 
 // txLinkMechanismB is the MAC->PHY direction under the alternative mechanism B
-// (rgmii-timing.md §6.2): the PHY delay is 2.2 ns and s0 is re-fitted to the same
+// (docs/reference/rgmii-timing.md §6.2): the PHY delay is 2.2 ns and s0 is re-fitted to the same
 // 0.388 %, now with the hold side limiting.
 func txLinkMechanismB() Link {
 	l := txLink()

@@ -1,4 +1,7 @@
-// Package clktest is a test helper for the guest clock code: a fake emu.GuestBus
+// Package clktest is a test helper for the guest clock code: a fake bus of registers.
+// Guest side: it stands in for the bus in the guest's own tests.
+//
+// It is a test helper for the guest clock code: a fake emu.GuestBus
 // that is a plain map of register addresses to values, with an access log.
 package clktest
 

@@ -1,4 +1,7 @@
-// Package meson is the guest's Amlogic clock-controller driver for the part of the
+// Package meson is Linux's Amlogic clock-controller driver (drivers/clk/meson) ported to Go.
+// Guest side: it programs the HHI clock registers over the emulated bus.
+//
+// It is the guest's Amlogic clock-controller driver for the part of the
 // tree the Ethernet TX clock hangs from: a port of drivers/clk/meson (clk-regmap.c,
 // clk-pll.c, clk-mpll.c) and of the Meson8b / GXBB clock providers' registration of
 // xtal, fixed_pll_dco, fixed_pll, fclk_div2_div, fclk_div2, mpll_prediv, mpll2_div

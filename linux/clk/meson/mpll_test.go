@@ -6,7 +6,7 @@ import (
 
 const fixedPLL = 2550000000 // what the Meson8b boot-loader registers give (computed in pll_test)
 
-// meson8b-ethernet.md §7.2.
+// docs/reference/meson8b-ethernet.md §7.2.
 func TestMPLLParamsTable(t *testing.T) {
 	tests := []struct {
 		req, parent uint32

@@ -121,7 +121,7 @@ func TestProviderSetMPLL2(t *testing.T) {
 	}
 }
 
-// meson8b-ethernet.md §9.2: what m250_div sees when fixed_div2 asks it for
+// docs/reference/meson8b-ethernet.md §9.2: what m250_div sees when fixed_div2 asks it for
 // 250 MHz, candidate by candidate, and what each divider definition picks.
 func TestCandidateEvaluation(t *testing.T) {
 	bus := clktest.New(bootRegs(Meson8b, bootCntl9))

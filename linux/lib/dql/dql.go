@@ -1,4 +1,7 @@
-// Package dql is Linux's dynamic queue limits (lib/dynamic_queue_limits.c, the
+// Package dql is Linux's dynamic queue limits (lib/dynamic_queue_limits.c, BQL).
+// Guest side: the stmmac driver's TX queue limit, pure computation.
+//
+// It is Linux's dynamic queue limits (lib/dynamic_queue_limits.c, the
 // algorithm behind byte queue limits, BQL): how many bytes a driver's TX queue
 // may hold before the stack stops handing it more. The limit grows when the
 // queue ran dry between two completions while data was waiting above it, and

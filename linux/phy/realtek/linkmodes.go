@@ -21,7 +21,7 @@ const (
 )
 
 // GbitFeatures is PHY_GBIT_FEATURES, what the RTL8211F driver declares
-// statically (rtl8211f.md §1).
+// statically (docs/reference/rtl8211f.md §1).
 const GbitFeatures = Link10Half | Link10Full | Link100Half | Link100Full | Link1000Half | Link1000Full
 
 // DefaultAdvertising is what v5.5 advertises on the Odroid-C1: the PHY's

@@ -1,4 +1,7 @@
-// Package realtek is the guest side of the PHY: Linux v5.5's Realtek RTL8211F
+// Package realtek is Linux v5.5's RTL8211F driver and genphy code, ported to Go.
+// Guest side: it talks to the PHY only through the MAC's MDIO registers.
+//
+// It is the guest side of the PHY: Linux v5.5's Realtek RTL8211F
 // driver (drivers/net/phy/realtek.c) with the generic Clause-22 code it relies
 // on (genphy in phy_device.c) and the phylib state machine (phy.c), ported to
 // Go. It reaches the PHY only through an MDIO interface that the stmmac guest
@@ -20,7 +23,7 @@
 // (work.go); OnLink callbacks run from that work after the driver's lock is
 // released, so they may call Info/Link/Status but must not sleep.
 //
-// Assumptions beyond rtl8211f.md: DefaultAdvertising (stmmac's phylink mask);
+// Assumptions beyond docs/reference/rtl8211f.md: DefaultAdvertising (stmmac's phylink mask);
 // polling mode reads BMSR once per poll as v5.1-v5.6 do; Linux's UP -> NOLINK
 // transition notifies "link down" once before the first link up, as v5.5 does.
 package realtek

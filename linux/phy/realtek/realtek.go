@@ -6,7 +6,7 @@ import "fmt"
 // ack_interrupt, with read_page/write_page on register 0x1f.
 
 // ConfigInit is rtl8211f_config_init: program the RGMII delays through page
-// 0xd08 as the configured kernel version does (rtl8211f.md §5).
+// 0xd08 as the configured kernel version does (docs/reference/rtl8211f.md §5).
 func (p *PHY) ConfigInit() error {
 	p.lock()
 	defer p.unlock()
@@ -45,7 +45,7 @@ func (p *PHY) configInit() error {
 }
 
 // delayBits maps a phy-mode to the delay bits a kernel version writes
-// (rtl8211f.md §5). ok is false for non-RGMII modes; touchRX is false in v5.5,
+// (docs/reference/rtl8211f.md §5). ok is false for non-RGMII modes; touchRX is false in v5.5,
 // which never writes the RX bit.
 func delayBits(mode string, policy DelayPolicy) (tx, rx uint16, touchRX, ok bool) {
 	switch mode {

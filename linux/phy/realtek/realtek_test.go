@@ -71,7 +71,7 @@ func TestProbe(t *testing.T) {
 
 // TestConfigInitDelays runs probe + config_init against the hardware for
 // every phy-mode, both straps and both kernel versions, and checks the delay
-// bits the hardware ends up with (rtl8211f.md §5).
+// bits the hardware ends up with (docs/reference/rtl8211f.md §5).
 func TestConfigInitDelays(t *testing.T) {
 	type want struct{ tx, rx string } // "on", "off", "strap"
 	tests := []struct {

@@ -1,4 +1,7 @@
-// Package dwmacmeson8b is the guest's dwmac-meson8b glue driver
+// Package dwmacmeson8b is Linux's dwmac-meson8b glue driver, pre-fix and fixed.
+// Guest side: it writes PRG_ETH0 and sets the TX clock through the guest clock framework.
+//
+// It is the guest's dwmac-meson8b glue driver
 // (drivers/net/ethernet/stmicro/stmmac/dwmac-meson8b.c) in the v5.5 probe order, in
 // two variants that differ only in the m250_div divider definition:
 //

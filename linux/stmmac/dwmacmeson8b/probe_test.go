@@ -10,7 +10,7 @@ import (
 	"mesonemu/linux/clk/meson"
 )
 
-// Boot-loader hand-over values (meson8b-ethernet.md §3.1, §7.1).
+// Boot-loader hand-over values (docs/reference/meson8b-ethernet.md §3.1, §7.1).
 const (
 	hhiM8 = meson.HHIBaseMeson8b
 	hhiGX = meson.HHIBaseGXBB
@@ -104,7 +104,7 @@ func (m *machine) check(t *testing.T, g *Glue, w want) {
 	}
 }
 
-// meson8b-ethernet.md §6.1 and §9.1: boot loader PRG_ETH0 0x7d21 (bit 8 set, so
+// docs/reference/meson8b-ethernet.md §6.1 and §9.1: boot loader PRG_ETH0 0x7d21 (bit 8 set, so
 // m250_sel starts as an orphan) and MPLL2 at 500,002,394 Hz.
 func TestProbeMeson8b(t *testing.T) {
 	tests := []struct {

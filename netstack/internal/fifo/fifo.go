@@ -1,4 +1,7 @@
-// Package fifo is the queue the link endpoints keep frames and sequence
+// Package fifo is the queue the link endpoints keep frames and sequence ranges in.
+// Above the bus: a helper of the network stacks, on no side of it.
+//
+// It is the queue the link endpoints keep frames and sequence
 // ranges in.
 package fifo
 

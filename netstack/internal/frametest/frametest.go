@@ -1,4 +1,7 @@
-// Package frametest builds the Ethernet/IPv4/TCP frames the link models'
+// Package frametest builds the Ethernet/IPv4/TCP frames the link models' tests use.
+// Above the bus: a test helper of the network stacks.
+//
+// It builds the Ethernet/IPv4/TCP frames the link models'
 // tests feed them.
 package frametest
 

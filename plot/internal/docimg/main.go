@@ -1,4 +1,7 @@
-// Command docimg renders the pictures in docs/img: the TX eye and bathtub of the
+// Command docimg renders the pictures in docs/img.
+// Outside the bus: a tool over plot, scan and sim.
+//
+// It renders the pictures in docs/img: the TX eye and bathtub of the
 // Odroid-C1 with the pre-fix driver at tx-delay-ns 4 (the commit's "before") and
 // the fixed driver at 2 ns (its "after"), and the TX delay scan map of each
 // driver, plus the fixed driver's map over a board-skew sweep. Run from the module root: go run ./plot/internal/docimg -out docs/img
