@@ -35,7 +35,7 @@ const (
 	MaxRTO = 120 * time.Second
 
 	// MinSRTT is the minimum allowed value for smoothed RTT.
-	MinSRTT = 1 * time.Millisecond
+	MinSRTT = 1 * time.Microsecond
 
 	// InitialCwnd is the initial congestion window.
 	InitialCwnd = 10
