@@ -508,6 +508,22 @@ func (s *sender) updateRTO(rtt time.Duration) {
 	}
 }
 
+// ackedSegmentRTT returns the round trip of the oldest segment that ack
+// acknowledges in full, was transmitted once and was not SACKed before.
+//
+// +checklocks:s.ep.mu
+func (s *sender) ackedSegmentRTT(ack seqnum.Value, rcvd tcpip.MonotonicTime) (time.Duration, bool) {
+	for seg := s.writeList.Front(); seg != nil; seg = seg.Next() {
+		if ack.LessThan(seg.sequenceNumber.Add(seqnum.Size(seg.logicalLen()))) {
+			return 0, false
+		}
+		if seg.xmitCount == 1 && !(s.ep.SACKPermitted && s.ep.scoreboard.IsSACKED(seg.sackBlock())) {
+			return rcvd.Sub(seg.xmitTime), true
+		}
+	}
+	return 0, false
+}
+
 // resendSegment resends the first unacknowledged segment.
 // +checklocks:s.ep.mu
 func (s *sender) resendSegment() {
@@ -1645,7 +1661,14 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 		//    averaged RTT measurement only if the segment acknowledges
 		//    some new data, i.e., only if it advances the left edge of
 		//    the send window.
-		if s.ep.SendTSOk && rcvdSeg.parsedOptions.TSEcr != 0 {
+		// As Linux's tcp_clean_rtx_queue: the sample is the send time, in the
+		// clock's resolution, of the oldest newly acknowledged segment that
+		// was sent once and not SACKed; the millisecond TSEcr only when there
+		// is none (tcp_ack_update_rtt).
+		if segRTT, ok := s.ackedSegmentRTT(ack, rcvdSeg.rcvdTime); ok {
+			s.updateRTO(segRTT)
+			bestRTT = segRTT
+		} else if s.ep.SendTSOk && rcvdSeg.parsedOptions.TSEcr != 0 {
 			// Compute elapsed time from the ACK's ingress time, not the current
 			// clock, so an ACK delayed inside the stack before processing does
 			// not inflate the timestamp-based RTT sample (and thus SRTT/RTO).
