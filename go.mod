@@ -27,3 +27,5 @@ require (
 	golang.org/x/text v0.36.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+replace gvisor.dev/gvisor => ./third_party/gvisor

@@ -72,7 +72,7 @@ var layers = [][]string{
 	append(append([]string{}, hardwarePackages...), guestPackages...),
 	{"socket", "netstack", "netstack/link", "netstack/linuxmodel", "netstack/tcpseg", "netstack/internal/fifo", "netstack/internal/frametest"},
 	{"iperf3"},
-	{"sim", "capture", "perfrun", "linktest", "tap", "compare", "scan", "plot", "plot/internal/docimg", "cmd/mesonemu", "tools/lossyrelay"},
+	{"sim", "capture", "perfrun", "linktest", "tap", "compare", "scan", "plot", "plot/internal/docimg", "cmd/mesonemu", "tools/lossyrelay", "tools/gvisorpatch"},
 }
 
 func TestLayersOnlyImportDownwards(t *testing.T) {
