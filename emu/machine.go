@@ -441,14 +441,15 @@ func (m *Machine) Run(stop <-chan struct{}, done func() bool) error {
 // wakeOnStop lets a stop end a pacer's sleep; the returned func ends the
 // watch.
 func (m *Machine) wakeOnStop(stop <-chan struct{}) func() {
-	if m.pacer == nil || stop == nil {
+	p := m.pacer // Stop may clear the field while this watch ends
+	if p == nil || stop == nil {
 		return func() {}
 	}
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-stop:
-			m.pacer.Wake()
+			p.Wake()
 		case <-done:
 		}
 	}()

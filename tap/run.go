@@ -274,6 +274,12 @@ func (r *session) finish(code int) (int, *Counters, error) {
 	c := r.bridge.Counters()
 	r.bridge = nil
 	c.ClockLag = r.m.MaxLateness()
+	c.Pacing = r.m.Pacing()
+	if desc, err := r.s.Describe(); err == nil {
+		if warn := lagWarning(c.Pacing, desc); warn != "" {
+			fmt.Fprintln(r.o.Stderr, warn)
+		}
+	}
 	c.Wire = wireCounters(r.s)
 	var runErr error
 	if closeErr != nil && !errors.Is(closeErr, os.ErrClosed) {

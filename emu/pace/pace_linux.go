@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -19,6 +20,7 @@ import (
 type Pacer struct {
 	ep, tfd, efd int
 	sleeping     atomic.Bool
+	mu           sync.Mutex // Wake's write against Close
 	latency      int64 // the kernel's wake-up latency, averaged (ns)
 }
 
@@ -128,11 +130,18 @@ func (p *Pacer) Wake() {
 	}
 	var one [8]byte
 	binary.NativeEndian.PutUint64(one[:], 1)
-	_, _ = unix.Write(p.efd, one[:]) // EAGAIN only if the counter is full: it is set
+	p.mu.Lock()
+	if p.efd >= 0 {
+		_, _ = unix.Write(p.efd, one[:]) // EAGAIN only if the counter is full: it is set
+	}
+	p.mu.Unlock()
 }
 
-// Close releases the descriptors.
+// Close releases the descriptors; no Sleep may be in progress. A Wake after
+// it does nothing.
 func (p *Pacer) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var errs []error
 	for _, fd := range []*int{&p.efd, &p.tfd, &p.ep} {
 		if *fd >= 0 {
