@@ -21,7 +21,7 @@ type Pacer struct {
 	ep, tfd, efd int
 	sleeping     atomic.Bool
 	mu           sync.Mutex // Wake's write against Close
-	latency      int64 // the kernel's wake-up latency, averaged (ns)
+	latency      int64      // the kernel's wake-up latency, averaged (ns)
 }
 
 // New makes a Pacer; Close releases its descriptors.
