@@ -80,3 +80,12 @@ func (m *Machine) sleepPacer(t Time, stop <-chan struct{}) bool {
 	}
 	return false
 }
+
+// ResetPacing forgets the lateness counted so far: a real-time run calls it
+// when it starts carrying frames, so the board's boot (the host's CPU work
+// done at once, not paced) does not count as the host falling behind.
+func (m *Machine) ResetPacing() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pacing, m.behind, m.late = pace.Recorder{}, pace.Recorder{}, 0
+}

@@ -175,6 +175,7 @@ func start(o Options, dev *Device) (*session, error) {
 	// The engine's loop, paced to the wall clock; it sleeps while nothing is
 	// due. Everything that touches the board from here on is an engine task.
 	r.stop, r.stopped = make(chan struct{}), make(chan struct{})
+	r.m.ResetPacing()
 	go func() { _ = r.m.Run(r.stop, func() bool { return false }); close(r.stopped) }()
 	return r, nil
 }

@@ -162,6 +162,7 @@ func (w *wire) run(ctx context.Context) (*WireReport, error) {
 		fmt.Fprintln(w.o.Stderr, note)
 	}
 	w.stop, w.stopped = make(chan struct{}), make(chan struct{})
+	w.m.ResetPacing()
 	go func() { _ = w.m.Run(w.stop, func() bool { return false }); close(w.stopped) }()
 	start := time.Now()
 	fmt.Fprintf(w.o.Stderr, "mesonemu: board %s (%s driver, tx-delay %d ns) between TAP %s (the board's Linux; eth0 promiscuous) and TAP %s (the PC), real time\n",
