@@ -175,7 +175,6 @@ func start(o Options, dev *Device) (*session, error) {
 	// The engine's loop, paced to the wall clock; it sleeps while nothing is
 	// due. Everything that touches the board from here on is an engine task.
 	r.stop, r.stopped = make(chan struct{}), make(chan struct{})
-	r.m.ResetPacing()
 	go func() { _ = r.m.Run(r.stop, func() bool { return false }); close(r.stopped) }()
 	return r, nil
 }
@@ -217,6 +216,9 @@ func (r *session) build() error {
 // its exit status. Ready is called once the board can be talked to.
 func (r *session) serve(ctx context.Context) int {
 	ready := func() {
+		// The board's boot and autonegotiation are behind it: count the
+		// engine's lateness from here.
+		r.m.ResetPacing()
 		if r.o.Ready != nil {
 			r.o.Ready(r.tapName)
 		}
