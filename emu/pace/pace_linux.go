@@ -22,6 +22,7 @@ type Pacer struct {
 	sleeping     atomic.Bool
 	mu           sync.Mutex // Wake's write against Close
 	latency      int64      // the kernel's wake-up latency, averaged (ns)
+	start, spun  int64      // the first sleep's time, and the time spun since (ns)
 }
 
 // New makes a Pacer; Close releases its descriptors.
@@ -62,6 +63,11 @@ func Now() int64 {
 // it: at most this long a core is busy per sleep.
 const maxEarly = 100_000
 
+// spinShare is the most of the wall time the pacer spends spinning: on a
+// busy host many short sleeps would otherwise spin a core away from the
+// emulation itself (and the wake-up latency it spins for grows with load).
+const spinShare = 20 // 1/20: 5 %
+
 // Sleep blocks until CLOCK_MONOTONIC reaches deadline (ns) or Wake is called.
 // woken is checked once the pacer listens for Wake, so a wake-up whose Wake
 // came just before is never lost. It reports whether the deadline came.
@@ -69,27 +75,45 @@ const maxEarly = 100_000
 // The kernel wakes a sleeping thread tens of microseconds after its timer
 // fires (about 40 us on the host docs/decisions.md measures), so the timer is
 // armed that much early (the average wake-up latency seen, times 1.5) and the
-// rest is a spin on the vDSO clock that still watches for Wake.
+// rest is a spin on the vDSO clock that still watches for Wake, within a
+// budget of spinShare of the time since the first sleep.
 func (p *Pacer) Sleep(deadline int64, woken func() bool) (bool, error) {
 	p.sleeping.Store(true)
 	defer p.sleeping.Store(false)
 	if woken != nil && woken() {
 		return false, nil
 	}
-	early := min(p.latency+p.latency/2, maxEarly)
-	if armed := deadline - early; Now() < armed {
+	now := Now()
+	if p.start == 0 {
+		p.start = now
+	}
+	early := int64(0)
+	if p.spun < (now-p.start)/spinShare {
+		early = min(p.latency+p.latency/2, maxEarly)
+	}
+	armed := deadline - early
+	if now < armed {
 		w, err := p.sleepKernel(armed)
 		if err != nil || w {
 			return false, err
 		}
-		p.latency += (max(Now()-armed, 0) - p.latency) / 8
+		now = Now()
+		p.latency += (max(now-armed, 0) - p.latency) / 8
 	}
+	reached := p.spin(deadline)
+	p.spun += max(Now()-now, 0)
+	return reached, nil
+}
+
+// spin waits on the vDSO clock for the deadline, watching for Wake; it
+// reports whether the deadline came.
+func (p *Pacer) spin(deadline int64) bool {
 	for Now() < deadline {
 		if !p.sleeping.Load() {
-			return false, nil
+			return false
 		}
 	}
-	return true, nil
+	return true
 }
 
 // sleepKernel waits on the timerfd armed for armed, or a Wake; it reports
