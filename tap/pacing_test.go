@@ -60,11 +60,12 @@ func TestCongestionNote(t *testing.T) {
 func TestCongestionControlReadsTheNamespace(t *testing.T) {
 	need(t, "sysctl")
 	ns := newNetns(t)
-	for _, cc := range []string{"reno", "cubic"} {
-		run(t, "ip", "netns", "exec", ns.name, "sysctl", "-qw", "net.ipv4.tcp_congestion_control="+cc)
-		got, err := CongestionControl(ns.name)
-		if err != nil || got != cc {
-			t.Errorf("CongestionControl(%s) = %q, %v; want %q", ns.name, got, err, cc)
-		}
+	// reno is always built in and allowed in a new namespace (cubic may not be).
+	run(t, "ip", "netns", "exec", ns.name, "sysctl", "-qw", "net.ipv4.tcp_congestion_control=reno")
+	if got, err := CongestionControl(ns.name); err != nil || got != "reno" {
+		t.Errorf("CongestionControl(%s) = %q, %v; want reno", ns.name, got, err)
+	}
+	if mine, err := CongestionControl(""); err != nil || mine == "reno" {
+		t.Skipf("this namespace runs %q (%v): it cannot tell the two apart", mine, err)
 	}
 }
