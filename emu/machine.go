@@ -24,6 +24,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"mesonemu/emu/pace"
 )
 
 // Time is virtual time in nanoseconds since the machine was powered on.
@@ -162,6 +164,15 @@ type Machine struct {
 	wall0 time.Time     // WallPaced: the wall time of virtual zero
 	wake  chan struct{} // WallPaced: a sleeping loop looks again
 	late  time.Duration // WallPaced: the most an event ran behind its wall time
+	// WallPaced: the kernel timer the loop sleeps on (nil: Go's timers),
+	// what it sleeps on for the report, virtual zero on the pacer's clock,
+	// and how late events ran.
+	pacer   *pace.Pacer
+	sleepOn string
+	mono0   int64
+	slept   bool          // the loop slept for the event it runs next
+	pacing  pace.Recorder // events the loop slept for: the wake-up's error
+	behind  pace.Recorder // every event: how far behind its wall time it ran
 
 	current *Task // the task running now; only the loop and that task touch it
 	tasks   []*Task
@@ -175,6 +186,14 @@ func NewMachine(seed uint64) *Machine { return NewMachineClock(seed, Virtual) }
 // NewMachineClock makes an empty machine with the given clock mode.
 func NewMachineClock(seed uint64, mode ClockMode) *Machine {
 	m := &Machine{seed: seed, mode: mode, wall0: time.Now(), wake: make(chan struct{}, 1)}
+	if mode == WallPaced {
+		var err error
+		m.sleepOn = "timerfd"
+		if m.pacer, err = pace.New(); err != nil {
+			m.sleepOn = "go timers: " + err.Error()
+		}
+		m.mono0 = pace.Now() - int64(time.Since(m.wall0))
+	}
 	m.bus = newBus(m)
 	return m
 }
@@ -281,6 +300,9 @@ func (m *Machine) kick() {
 	case m.wake <- struct{}{}:
 	default:
 	}
+	if m.pacer != nil {
+		m.pacer.Wake()
+	}
 }
 
 // runNext runs the earliest event if it is due at or before limit, then
@@ -294,7 +316,7 @@ func (m *Machine) runNext(limit Time) bool {
 	e := m.queue.remove(0)
 	m.now.Store(int64(e.at)) // never behind: Schedule clamps to now
 	if m.mode == WallPaced {
-		m.late = max(m.late, time.Since(m.wall0)-e.at.Duration())
+		m.recordLate(e.at)
 	}
 	if e.guest {
 		m.mu.Unlock()
@@ -313,6 +335,10 @@ func (m *Machine) runNext(limit Time) bool {
 func (m *Machine) waitWall(t Time, stop <-chan struct{}) bool {
 	if m.mode != WallPaced {
 		return true
+	}
+	m.slept = false
+	if m.pacer != nil {
+		return m.sleepPacer(t, stop)
 	}
 	d := time.Until(m.wall0.Add(t.Duration()))
 	if d <= 0 {
@@ -360,6 +386,7 @@ func (m *Machine) RunUntil(t Time) {
 		next, ok := m.NextEvent()
 		if !ok || next > t {
 			if m.waitWall(t, nil) {
+				m.slept = false // no event follows this wait
 				break
 			}
 			continue
@@ -388,6 +415,7 @@ var ErrStalled = errors.New("emu: nothing left to run (every task is blocked)")
 // in WallPaced mode the loop sleeps until the next event is due or something is
 // injected, and never spins.
 func (m *Machine) Run(stop <-chan struct{}, done func() bool) error {
+	defer m.wakeOnStop(stop)()
 	for !done() {
 		select {
 		case <-stop:
@@ -411,6 +439,24 @@ func (m *Machine) Run(stop <-chan struct{}, done func() bool) error {
 		}
 	}
 	return nil
+}
+
+// wakeOnStop lets a stop end a pacer's sleep; the returned func ends the
+// watch.
+func (m *Machine) wakeOnStop(stop <-chan struct{}) func() {
+	p := m.pacer // Stop may clear the field while this watch ends
+	if p == nil || stop == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-stop:
+			p.Wake()
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
 }
 
 // Inject runs fn as a guest event at the current virtual time: how a goroutine

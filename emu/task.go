@@ -92,6 +92,10 @@ func (m *Machine) Stop() {
 		e.index = -1
 	}
 	m.queue = nil
+	if m.pacer != nil {
+		_ = m.pacer.Close() // the loop no longer sleeps on it
+		m.pacer = nil
+	}
 	m.mu.Unlock()
 	for _, t := range tasks {
 		if !t.done.Load() {

@@ -3,6 +3,7 @@ package tap
 import (
 	"time"
 
+	"mesonemu/emu"
 	"mesonemu/sim"
 )
 
@@ -36,6 +37,9 @@ type Counters struct {
 	// so anything but ~0 means the board's TCP timers and iperf3's seconds
 	// ran slow against the host's.
 	ClockLag time.Duration `json:"clock_lag_ns"`
+	// Pacing is how closely the engine kept to the wall clock: the pacer's
+	// wake-up error and every event's lag (count, mean, p99, max).
+	Pacing emu.PacingReport `json:"pacing"`
 
 	// The wire, filled in by Run: what the cable's far ends threw away.
 	Wire WireCounters `json:"wire"`
@@ -65,6 +69,8 @@ type Counter = sim.Counter
 // List names the counters in a fixed order, grouped by where they count.
 func (c Counters) List() []Counter {
 	const h2b, b2h, wire = "tap bridge host->board", "tap bridge board->host", "wire"
+	pace := "engine pacing (" + c.Pacing.Pacer + ")"
+	ns := func(v int64) uint64 { return uint64(max(v, 0)) }
 	return []Counter{
 		{Where: h2b, Name: "tap_read", Value: c.TapRead},
 		{Where: h2b, Name: "sent_to_board", Value: c.SentToBoard},
@@ -88,5 +94,13 @@ func (c Counters) List() []Counter {
 		{Where: wire, Name: "pcap_frames", Value: c.Wire.PcapFrames},
 		{Where: wire, Name: "pcap_bad_fcs", Value: c.Wire.PcapBadFCS},
 		{Where: wire, Name: "pcap_sfd_errors", Value: c.Wire.PcapSFDErrors},
+		{Where: pace, Name: "wakeups", Value: c.Pacing.Error.Count},
+		{Where: pace, Name: "wakeup_late_mean_ns", Value: ns(c.Pacing.Error.MeanNs)},
+		{Where: pace, Name: "wakeup_late_p99_ns", Value: ns(c.Pacing.Error.P99Ns)},
+		{Where: pace, Name: "wakeup_late_max_ns", Value: ns(c.Pacing.Error.MaxNs)},
+		{Where: pace, Name: "events", Value: c.Pacing.Behind.Count},
+		{Where: pace, Name: "behind_mean_ns", Value: ns(c.Pacing.Behind.MeanNs)},
+		{Where: pace, Name: "behind_p99_ns", Value: ns(c.Pacing.Behind.P99Ns)},
+		{Where: pace, Name: "behind_max_ns", Value: ns(c.Pacing.Behind.MaxNs)},
 	}
 }

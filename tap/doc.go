@@ -52,4 +52,7 @@
 //   - Counters.ClockLag is the most any event ran late against the wall
 //     clock: near zero while the host keeps up with the board; tens of ms
 //     when a full-rate board's stack outruns a busy host's cores.
+//     Counters.Pacing (and WireReport.Pacing) add the pacer's wake-up error
+//     and every event's lag (count, mean, p99, max); a warning line goes to
+//     Stderr when the lag's p99 passes the model's smallest interval.
 package tap

@@ -216,6 +216,9 @@ func (r *session) build() error {
 // its exit status. Ready is called once the board can be talked to.
 func (r *session) serve(ctx context.Context) int {
 	ready := func() {
+		// The board's boot and autonegotiation are behind it: count the
+		// engine's lateness from here.
+		r.m.ResetPacing()
 		if r.o.Ready != nil {
 			r.o.Ready(r.tapName)
 		}
@@ -274,6 +277,12 @@ func (r *session) finish(code int) (int, *Counters, error) {
 	c := r.bridge.Counters()
 	r.bridge = nil
 	c.ClockLag = r.m.MaxLateness()
+	c.Pacing = r.m.Pacing()
+	if desc, err := r.s.Describe(); err == nil {
+		if warn := lagWarning(c.Pacing, desc); warn != "" {
+			fmt.Fprintln(r.o.Stderr, warn)
+		}
+	}
 	c.Wire = wireCounters(r.s)
 	var runErr error
 	if closeErr != nil && !errors.Is(closeErr, os.ErrClosed) {

@@ -155,7 +155,14 @@ func (w *wire) run(ctx context.Context) (*WireReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	cc, ccErr := CongestionControl(w.o.BoardNetns)
+	if ccErr != nil {
+		fmt.Fprintf(w.o.Stderr, "mesonemu: the board's TCP is unknown: %v\n", ccErr)
+	} else if note := congestionNote(cc, w.o.BoardNetns); note != "" {
+		fmt.Fprintln(w.o.Stderr, note)
+	}
 	w.stop, w.stopped = make(chan struct{}), make(chan struct{})
+	w.m.ResetPacing()
 	go func() { _ = w.m.Run(w.stop, func() bool { return false }); close(w.stopped) }()
 	start := time.Now()
 	fmt.Fprintf(w.o.Stderr, "mesonemu: board %s (%s driver, tx-delay %d ns) between TAP %s (the board's Linux; eth0 promiscuous) and TAP %s (the PC), real time\n",
@@ -173,7 +180,11 @@ func (w *wire) run(ctx context.Context) (*WireReport, error) {
 	case <-ctx.Done():
 	case <-timeout:
 	}
-	return w.finish(desc, time.Since(start))
+	r, err := w.finish(desc, time.Since(start))
+	if r != nil {
+		r.BoardCC, r.BoardCCLossBased = cc, lossBased[cc]
+	}
+	return r, err
 }
 
 // open opens both TAPs and takes the kernel's counters before anything moves.
@@ -246,7 +257,10 @@ func (w *wire) finish(desc sim.Description, wall time.Duration) (*WireReport, er
 		errs = append(errs, fmt.Errorf("tap %s: close: %w", w.o.TAP, err))
 	}
 	r := &WireReport{Description: desc, Seed: w.o.Sim.Seed, BoardTAP: w.o.BoardTAP, BoardNetns: w.o.BoardNetns,
-		TAP: w.o.TAP, Netns: w.o.Netns, WallSeconds: wall.Seconds(), ClockLagNs: int64(w.m.MaxLateness())}
+		TAP: w.o.TAP, Netns: w.o.Netns, WallSeconds: wall.Seconds(), ClockLagNs: int64(w.m.MaxLateness()), Pacing: w.m.Pacing()}
+	if warn := lagWarning(r.Pacing, desc); warn != "" {
+		fmt.Fprintln(w.o.Stderr, warn)
+	}
 	r.raw.port = w.port.Counters()
 	r.raw.bridge = w.bridge.Counters()
 	r.raw.path = w.s.Hardware().Path()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"mesonemu/emu"
 	"mesonemu/farend"
 	"mesonemu/linux/stmmac"
 	"mesonemu/platform"
@@ -25,8 +26,15 @@ type WireReport struct {
 	WallSeconds float64 `json:"wall_seconds"`
 	// ClockLagNs is the most an event of the board's machine ran behind the
 	// wall clock: near zero while the host keeps up.
-	ClockLagNs int64     `json:"clock_lag_ns"`
-	Counters   []Counter `json:"counters"`
+	ClockLagNs int64 `json:"clock_lag_ns"`
+	// Pacing is how closely the engine kept to the wall clock: the pacer's
+	// wake-up error and every event's lag.
+	Pacing emu.PacingReport `json:"pacing"`
+	// BoardCC is the board namespace's net.ipv4.tcp_congestion_control, and
+	// BoardCCLossBased whether it backs off on loss (K means something).
+	BoardCC          string    `json:"board_congestion_control,omitempty"`
+	BoardCCLossBased bool      `json:"board_congestion_control_loss_based"`
+	Counters         []Counter `json:"counters"`
 
 	raw wireRaw
 }
@@ -140,6 +148,7 @@ func (r *WireReport) WriteText(w io.Writer) {
 		r.Board, r.Driver, r.TxDelayNs, r.PhyMode, r.Seed)
 	fmt.Fprintf(w, "carried %.1f s of wall time; the board's clock ran at most %v late\n",
 		r.WallSeconds, time.Duration(r.ClockLagNs).Round(time.Microsecond))
+	writePacing(w, r.Pacing)
 	sim.WriteCounters(w, r.Counters)
 	tx, crc := r.raw.path.TxFromMAC, r.raw.farEnd.RxCRCErrors
 	loss := 0.0

@@ -51,6 +51,9 @@ func cmdWire(e *env) error {
 	if f.wireTime < 0 {
 		return usagef("--time %v: want a positive duration", time.Duration(f.wireTime))
 	}
+	// The first signal stops the run; later ones must not cut its report.
+	keepReport.Store(true)
+	defer keepReport.Store(false)
 	r, err := tap.Wire(e.ctx, tap.WireOptions{Sim: so, BoardTAP: f.boardTap, BoardNetns: f.boardNetns,
 		TAP: f.tap, Netns: f.netns, Time: time.Duration(f.wireTime), PcapPath: f.pcap, Stderr: e.stderr})
 	var se *tap.SetupError

@@ -16,11 +16,17 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 )
 
 // tuneProcs is set by main: the process is ours, so run may size GOMAXPROCS.
 var tuneProcs bool
+
+// keepReport, set by a command whose report after the first signal is short
+// and bounded (wire), makes later signals wait for it: timeout(1) sends the
+// child one signal and its process group another, back to back.
+var keepReport atomic.Bool
 
 func main() {
 	tuneProcs = true
@@ -42,7 +48,9 @@ func runProcess(args []string) int {
 			return
 		}
 		cancel(signalError{s.(syscall.Signal)})
-		if s, ok = <-sigs; ok {
+		for s, ok = <-sigs; ok && keepReport.Load(); s, ok = <-sigs {
+		}
+		if ok {
 			os.Exit(exitStatus(s.(syscall.Signal)))
 		}
 	}()
