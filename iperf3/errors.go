@@ -1,6 +1,7 @@
 package iperf3
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"syscall"
@@ -130,6 +131,10 @@ type Error struct {
 
 // Error reads like iperf3's message, with the cause appended.
 func (e *Error) Error() string {
+	if e.Interrupted() {
+		// 3.12's iperf_got_sigend: iperf_errexit(test, "interrupt - %s", ...).
+		return "interrupt - " + codeText[CodeClientTerm]
+	}
 	msg, ok := codeText[e.Code]
 	if !ok {
 		msg = fmt.Sprintf("iperf3 error %d", int(e.Code))
@@ -141,6 +146,12 @@ func (e *Error) Error() string {
 		msg += ": " + e.Err.Error()
 	}
 	return msg
+}
+
+// Interrupted reports a client stopped by its user (a cancelled context,
+// iperf3's SIGINT or SIGTERM) rather than by a failure.
+func (e *Error) Interrupted() bool {
+	return e.Code == CodeClientTerm && !e.Remote && errors.Is(e.Err, context.Canceled)
 }
 
 // Unwrap gives the local cause.

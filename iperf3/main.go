@@ -2,6 +2,7 @@ package iperf3
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -103,7 +104,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 		o.Dial, o.DialUDP, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.DialUDP, env.Clock, env.TCPInfo, env.Congestion
 		o.Output, o.Seed, o.Sched, o.SockOpts = stdout, env.Seed, env.Sched, env.SockOpts
 		if _, err := Run(ctx, o); err != nil {
-			if !o.JSON {
+			var ie *Error
+			switch {
+			case o.JSON:
+			case errors.As(err, &ie) && ie.Interrupted():
+				fmt.Fprintf(stderr, "%siperf3: %s\n", errStamp.at(DefaultTimestampFormat), err)
+			default:
 				// 3.12's iperf_errexit stamps with "%c " whatever the format.
 				fmt.Fprintf(stderr, "%siperf3: error - %s\n", errStamp.at(DefaultTimestampFormat), err)
 			}

@@ -102,6 +102,13 @@ type Report struct {
 	// numbers are what it measured until then.
 	Interrupted bool      `json:"interrupted,omitempty"`
 	Counters    []Counter `json:"counters"`
+	// Error is iperf3's error where the test could not run (a dead link:
+	// "unable to connect to server: ...").
+	Error   string       `json:"error,omitempty"`
+	Verdict *LinkVerdict `json:"verdict"`
+	// RealBoard is the commit's measurement on the real board, for the
+	// commit's configurations only.
+	RealBoard *RealBoard `json:"real_board,omitempty"`
 }
 
 // dataFrameMin separates the board's TCP data frames from its ACKs by length:
@@ -152,18 +159,28 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	})
 	// A cancelled run (Ctrl-C) stops the engine where it is; what it measured
 	// so far is still reported, with the counters, and ctx's error returned.
-	stopped := b.RunWhile(ctx, func() bool { return !client.Done() || !server.Done() })
+	// The server waits for its test as iperf3 -s does; a client that never
+	// reached it (no route to the PC on a dead link) ends the run alone.
+	stopped := b.RunWhile(ctx, func() bool {
+		return !client.Done() || (!server.Done() && clientErr == nil)
+	})
 	if stopped != nil && ctx.Err() == nil {
 		return result, rep, stopped
 	}
+	b.tally()
+	rep.Counters = collectCounters(s, board, pc)
+	rep.Verdict = classify(rep)
 	if stopped == nil {
+		if clientErr != nil && !errors.Is(clientErr, context.Canceled) {
+			rep.Error = clientErr.Error()
+		}
 		for _, err := range []error{clientErr, serverErr} {
-			if err != nil && !errors.Is(err, context.Canceled) {
+			// A dead link is a result: iperf3's error is in the report.
+			if err != nil && !errors.Is(err, context.Canceled) && rep.Verdict.Class != ClassDead {
 				return result, rep, fmt.Errorf("iperf3: %w", err)
 			}
 		}
 	}
-	b.tally()
 	rep.Interrupted = stopped != nil
 	if rep.DataFramesSent > 0 {
 		rep.MeasuredLoss = float64(rep.DataFramesLost+rep.DataFramesAlignLost) / float64(rep.DataFramesSent)
@@ -181,7 +198,10 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 			}
 		}
 	}
-	rep.Counters = collectCounters(s, board, pc)
+	if c, ok := commitRun(rep, o); ok {
+		rep.RealBoard = &RealBoard{What: c.What, Driver: c.Driver, TxDelayNs: c.TxDelayNs, Mbps: c.Mbps,
+			Retransmits: c.Retransmits, Seconds: 10}
+	}
 	rep.VirtualSeconds = s.Machine().Now().Seconds()
 	rep.WallSeconds = time.Since(wallStart).Seconds()
 	if !o.JSON {

@@ -198,6 +198,10 @@ func writeSummary(w io.Writer, r *Report, o Options) {
 		}
 		fmt.Fprintf(w, "          the PC dropped %d of the board's %d data frames for a bad FCS%s (%.3f %%)\n", v.BadFCS, v.DataFrames, align, v.LossPercent)
 	}
+	if r.Error != "" {
+		fmt.Fprintf(w, "iperf3:   error - %s\n", r.Error)
+	}
+	writeLinkVerdict(w, r.Verdict)
 	if c, ok := commitRun(r, o); ok {
 		fmt.Fprintf(w, "real:     Odroid-C1 %s (%s driver, %d ns): %.0f Mbit/s, %d retransmits in 10 s (the commit's iperf3 run)\n",
 			c.What, c.Driver, c.TxDelayNs, c.Mbps, c.Retransmits)

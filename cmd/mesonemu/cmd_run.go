@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"mesonemu/iperf3"
 	"mesonemu/perfrun"
 )
 
@@ -31,6 +33,7 @@ func newRunCmd(e *env) *cobra.Command {
 	e.f.addAblate(fs, "switch one timing mechanism off (--ablate=NAME)")
 	e.f.addTrace(fs)
 	e.f.addJSON(fs)
+	e.f.addExpect(fs)
 	return c
 }
 
@@ -42,6 +45,9 @@ func cmdRun(e *env) error {
 	}
 	if f.ablate.on && len(f.ablate.names) != 1 {
 		return usagef("run --ablate: name one mechanism, e.g. --ablate=tsq (compare --ablate runs them all)")
+	}
+	if err := f.checkExpect(); err != nil {
+		return err
 	}
 	if f.json && f.counters {
 		return usagef("--counters with --json: the JSON report always holds the counters")
@@ -58,11 +64,24 @@ func cmdRun(e *env) error {
 		o.Taps = append(o.Taps, capt.Tap)
 	}
 	res, rep, err := perfrun.Run(e.ctx, o)
-	if err := f.closeCapture(capt, e.stderr, err); err != nil {
+	if err := f.closeCapture(capt, e.stderr, err); err != nil && (rep == nil || rep.Verdict == nil || e.ctx.Err() == nil) {
 		return err
 	}
-	if !f.json {
-		return nil
+	if f.json {
+		if err := writeRunJSON(e.stdout, res, rep); err != nil {
+			return err
+		}
+	}
+	if e.ctx.Err() != nil {
+		return e.ctx.Err()
+	}
+	return f.expectHolds(e.stderr, rep.Verdict.Class, rep.Verdict.Why)
+}
+
+// writeRunJSON is iperf3's own JSON object with one more top-level key.
+func writeRunJSON(w io.Writer, res *iperf3.Result, rep *perfrun.Report) error {
+	if res == nil {
+		res = &iperf3.Result{}
 	}
 	raw, err := json.Marshal(res)
 	if err != nil {
@@ -72,7 +91,6 @@ func cmdRun(e *env) error {
 	if err != nil {
 		return err
 	}
-	// iperf3's own JSON object, with one more top-level key.
 	raw = bytes.TrimSuffix(bytes.TrimSpace(raw), []byte("}"))
 	var out bytes.Buffer
 	out.Write(raw)
@@ -84,6 +102,6 @@ func cmdRun(e *env) error {
 		return err
 	}
 	pretty.WriteByte('\n')
-	_, err = e.stdout.Write(pretty.Bytes())
+	_, err = w.Write(pretty.Bytes())
 	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/netip"
 	"os"
@@ -27,6 +28,7 @@ type flags struct {
 	board, driver, phyMode, phyTXDelay, mechanism, kernel, rxWatchdog string
 	txDelayNs                                                         optionalInt
 	json                                                              bool
+	expect                                                            string
 	trace                                                             string
 	seed                                                              uint64
 	speed                                                             int
@@ -184,6 +186,30 @@ func (f *flags) addTrace(fs *pflag.FlagSet) {
 
 func (f *flags) addSeed(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the wire's errors and the payloads")
+}
+
+// addExpect: the CI verdict a run must reach (exit 1 when it does not).
+func (f *flags) addExpect(fs *pflag.FlagSet) {
+	fs.StringVar(&f.expect, "expect", "", "exit 1 unless the link's verdict is this: clean (no frame lost on the wire), lossy (some lost) or dead (none arrive)")
+}
+
+// checkExpect is --expect's usage check.
+func (f *flags) checkExpect() error {
+	switch f.expect {
+	case "", perfrun.ClassClean, perfrun.ClassLossy, perfrun.ClassDead:
+		return nil
+	}
+	return usagef("--expect %q: want clean, lossy or dead", f.expect)
+}
+
+// expectHolds is --expect's outcome: nil when the verdict is the expected
+// one (or none was asked for), else exit status 1 with one line on stderr.
+func (f *flags) expectHolds(stderr io.Writer, class, why string) error {
+	if f.expect == "" || f.expect == class {
+		return nil
+	}
+	fmt.Fprintf(stderr, "mesonemu: --expect %s: the link is %s: %s\n", f.expect, class, why)
+	return &exitCode{1}
 }
 
 func (f *flags) addJSON(fs *pflag.FlagSet) {
