@@ -10,10 +10,6 @@ import (
 	"time"
 )
 
-// Meson8bOPPsKHz is meson8b.dtsi's cpu_opp_table, ascending, in kHz.
-var Meson8bOPPsKHz = []uint32{96000, 192000, 312000, 408000, 504000, 600000, 720000,
-	816000, 1008000, 1200000, 1320000, 1488000, 1536000}
-
 const (
 	// UpThreshold is ondemand's up_threshold with NO_HZ idle
 	// micro-accounting (MICRO_FREQUENCY_UP_THRESHOLD); 80 without it.

@@ -5,6 +5,11 @@ import (
 	"time"
 )
 
+// meson8bOPPsKHz is meson8b.dtsi's cpu_opp_table (the board's copy is in
+// soc/board, which guest code does not import).
+var meson8bOPPsKHz = []uint32{96000, 192000, 312000, 408000, 504000, 600000, 720000,
+	816000, 1008000, 1200000, 1320000, 1488000, 1536000}
+
 func TestUpdatePicksTheKernelsOPP(t *testing.T) {
 	// next = 96000 + load × 14400 kHz, then the closest OPP (lower on a tie).
 	for _, tc := range []struct {
@@ -24,7 +29,7 @@ func TestUpdatePicksTheKernelsOPP(t *testing.T) {
 		{96, 1536000},  // above up_threshold: max
 		{100, 1536000}, // max
 	} {
-		g, err := NewOndemand(Meson8bOPPsKHz, UpThreshold)
+		g, err := NewOndemand(meson8bOPPsKHz, UpThreshold)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +53,7 @@ func TestTieGoesToTheLowerOPP(t *testing.T) {
 
 func TestSampleLoadAndTransitions(t *testing.T) {
 	ms := time.Millisecond
-	g, err := NewOndemand(Meson8bOPPsKHz, UpThreshold)
+	g, err := NewOndemand(meson8bOPPsKHz, UpThreshold)
 	if err != nil {
 		t.Fatal(err)
 	}
