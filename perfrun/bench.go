@@ -12,6 +12,7 @@ import (
 	"mesonemu/emu"
 	"mesonemu/ether"
 	"mesonemu/iperf3"
+	"mesonemu/linux/cpufreq"
 	"mesonemu/netstack"
 	"mesonemu/netstack/linuxmodel"
 	"mesonemu/netstack/tcpseg"
@@ -29,6 +30,7 @@ type Bench struct {
 	Report    *Report
 
 	pcNIC *netstack.PCNIC
+	cpu   *linuxmodel.CPU // the board's, under its governor if any
 	// The board's data frames (machine lock): sent, changed by the wire, and
 	// of those the ones the PC's MAC dropped, for a bad FCS or a lost start.
 	dataSent, dataChanged, dataBadFCS, dataAlign uint64
@@ -104,9 +106,15 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	b.Clock = netstack.NewClock(m)
 	b.Sched = netstack.Sched{M: m}
 	b.pcNIC = netstack.NewPCNIC(m, hw.FarEnd())
+	b.cpu = linuxmodel.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs)
+	if err := setGovernor(b.cpu, o.CPUFreq, s.Board.CPU.OPPsKHz); err != nil {
+		b.Close()
+		return nil, err
+	}
+	b.Report.CPUFreq = o.CPUFreq
 	boardCfg := netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
 		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1,
-		CPU: linuxmodel.NewCPU(m, s.Board.CPU.PerPacketNs, s.Board.CPU.PerByteNs), SmallQueues: linuxmodel.TSQOn}
+		CPU: b.cpu, SmallQueues: linuxmodel.TSQOn}
 	pcCfg := netstack.HostConfig{Name: "pc", Machine: m, Addr: o.PCIP, MAC: tcpip.LinkAddress(platform.FarEndMAC[:]),
 		CC: o.CC, NIC: b.pcNIC, Seeded: int64(o.Sim.Seed)*2 + 2, DelayedAcks: true}
 	if o.IPv6 {
@@ -135,6 +143,7 @@ func (b *Bench) tally() {
 	b.Report.DataFramesSent, b.Report.DataFramesLost = b.dataSent, b.dataBadFCS
 	b.Report.DataFramesAlignLost, b.Report.DataFramesChanged = b.dataAlign, b.dataChanged
 	b.Report.LostNeverResent = uint64(len(b.lostSegs))
+	b.Report.CPUFreqTransitions, b.Report.CPUFreqEndKHz = b.cpu.Transitions(), b.cpu.CurKHz()
 	m.Unlock()
 	for _, h := range []*netstack.Host{b.Board, b.PC} {
 		if st := h.EP.SmallQueueStats(); st.SRTT > 0 {
@@ -291,4 +300,21 @@ func boardHost(o Options, cfg iperf3.Config) string {
 		return DefaultBoardIP6.Addr().String()
 	}
 	return o.BoardIP.Addr().String()
+}
+
+// setGovernor puts the board's CPU under the named governor over its OPP
+// table (the costs are fitted at the table's top).
+func setGovernor(cpu *linuxmodel.CPU, name string, opps []uint32) error {
+	if name != CPUFreqOndemand {
+		return nil
+	}
+	if len(opps) == 0 {
+		return fmt.Errorf("cpufreq %s: the board has no OPP table", name)
+	}
+	g, err := cpufreq.NewOndemand(opps, cpufreq.UpThreshold)
+	if err != nil {
+		return fmt.Errorf("cpufreq %s: %w", name, err)
+	}
+	cpu.SetGovernor(g)
+	return nil
 }

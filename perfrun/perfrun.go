@@ -44,9 +44,22 @@ type Options struct {
 	Output io.Writer // iperf3's text output and the report; nil discards
 	// Taps see every frame as it left the wire (pcap capture).
 	Taps []platform.Tap
+	// CPUFreq is the board CPU's frequency governor: CPUFreqOff (the clock
+	// fixed at the fit's frequency) or CPUFreqOndemand (Linux's ondemand
+	// over the board's OPP table); "" is DefaultCPUFreq. docs/model.md.
+	CPUFreq string
 	// Ablate names one timing mechanism to switch off (Ablations); "" none.
 	Ablate string
 }
+
+// The board CPU's governors (Options.CPUFreq).
+const (
+	CPUFreqOff      = "off"
+	CPUFreqOndemand = "ondemand"
+	// DefaultCPUFreq: whether cpufreq ran on the commit's board is
+	// unconfirmed; docs/model.md gives the evidence for this choice.
+	DefaultCPUFreq = CPUFreqOff
+)
 
 // Defaults from the benchmarking ranges: IPv4's (RFC 2544) and IPv6's
 // (RFC 5180, 2001:2::/48), the board ::2 and the PC ::1 as in IPv4.
@@ -65,9 +78,15 @@ type Report struct {
 	sim.Description
 	Seed uint64 `json:"seed"`
 	// Ablation is the mechanism switched off for this run ("none": none).
-	Ablation       string  `json:"ablation"`
-	LinkUpSeconds  float64 `json:"link_up_virtual_seconds"`
-	VirtualSeconds float64 `json:"virtual_seconds"`
+	Ablation string `json:"ablation"`
+	// CPUFreq is the board CPU's governor; CPUFreqTransitions how many
+	// frequency changes (each a transition stall) it made, CPUFreqEndKHz
+	// the frequency it ended at (0: no governor).
+	CPUFreq            string  `json:"cpufreq"`
+	CPUFreqTransitions uint64  `json:"cpufreq_transitions"`
+	CPUFreqEndKHz      uint32  `json:"cpufreq_end_khz"`
+	LinkUpSeconds      float64 `json:"link_up_virtual_seconds"`
+	VirtualSeconds     float64 `json:"virtual_seconds"`
 	// WallSeconds is the one host-dependent number of a run.
 	WallSeconds    float64 `json:"wall_seconds"`
 	Retransmits    uint64  `json:"retransmits"`
@@ -238,6 +257,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if _, err := LookupAblation(o.Ablate); err != nil {
 		return o, err
+	}
+	if o.CPUFreq == "" {
+		o.CPUFreq = DefaultCPUFreq
+	}
+	if o.CPUFreq != CPUFreqOff && o.CPUFreq != CPUFreqOndemand {
+		return o, fmt.Errorf("cpufreq %q: want %q or %q", o.CPUFreq, CPUFreqOff, CPUFreqOndemand)
 	}
 	if !o.PCIP.IsValid() {
 		o.PCIP = DefaultPCIP

@@ -17,7 +17,7 @@ import (
 // package under linux/ is the guest; nothing else is.
 var (
 	hardwarePackages = []string{"soc", "soc/board", "stmmac", "phy", "mdio", "rgmiiwire", "farend", "platform", "reg"}
-	guestPackages    = []string{"linux/kernel", "linux/lib/dql", "linux/clk", "linux/clk/meson", "linux/clk/clktest", "linux/stmmac", "linux/stmmac/dwmacmeson8b", "linux/phy/realtek", "linux/boot"}
+	guestPackages    = []string{"linux/kernel", "linux/lib/dql", "linux/clk", "linux/clk/meson", "linux/clk/clktest", "linux/stmmac", "linux/stmmac/dwmacmeson8b", "linux/phy/realtek", "linux/boot", "linux/cpufreq"}
 )
 
 // moduleDeps lists, for every package of the module, what it depends on

@@ -178,10 +178,10 @@ func TestWithRXWatchdog(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := b.WithRXWatchdog(true)
-	if err != nil || !r.DWMAC.RIWTRestart || r.CPU != odroidC1CPURIWTReload {
+	if err != nil || !r.DWMAC.RIWTRestart || r.CPU.PerPacketNs != odroidC1CPURIWTReload.PerPacketNs {
 		t.Fatalf("reload: %v, restart %v, CPU %+v", err, r.DWMAC.RIWTRestart, r.CPU)
 	}
-	if back, err := r.WithRXWatchdog(false); err != nil || back.DWMAC.RIWTRestart || back.CPU != odroidC1CPU {
+	if back, err := r.WithRXWatchdog(false); err != nil || back.DWMAC.RIWTRestart || back.CPU.PerPacketNs != odroidC1CPU.PerPacketNs {
 		t.Fatalf("back to first-frame: %v, restart %v, CPU %+v", err, back.DWMAC.RIWTRestart, back.CPU)
 	}
 	b.CPUOtherReading = CPU{}

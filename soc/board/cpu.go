@@ -9,8 +9,17 @@ type CPU struct {
 	PerPacketNs float64
 	// PerByteNs is the cost per byte (copies and checksums).
 	PerByteNs float64
-	Source    string
+	// OPPsKHz is the device tree's CPU frequency table (ascending); the
+	// costs above are at its highest entry, where the CPU-bound run they
+	// were fitted to stays even under a governor. Empty: a fixed clock.
+	OPPsKHz []uint32
+	Source  string
 }
+
+// meson8bOPPsKHz is meson8b.dtsi's cpu_opp_table (v5.4/v5.5), 96..1536 MHz;
+// docs/reference/cpufreq.md.
+var meson8bOPPsKHz = []uint32{96000, 192000, 312000, 408000, 504000, 600000, 720000,
+	816000, 1008000, 1200000, 1320000, 1488000, 1536000}
 
 // odroidC1CPU: PerByteNs is an estimate (a Cortex-A5 copies and checksums on
 // the order of 1 byte/ns; UNCONFIRMED). PerPacketNs is CALIBRATED: fitted so the
@@ -21,6 +30,7 @@ type CPU struct {
 var odroidC1CPU = CPU{
 	PerPacketNs: 8650,
 	PerByteNs:   1.0,
+	OPPsKHz:     meson8bOPPsKHz,
 	Source: "per-byte: estimate (Cortex-A5 1.5 GHz, ~1 byte/ns copy+checksum, UNCONFIRMED); " +
 		"per-packet: CALIBRATED to the fixed driver's 778 Mbit/s iperf3 run (fix commit text)",
 }
@@ -33,6 +43,7 @@ var odroidC1CPU = CPU{
 var odroidC1CPURIWTReload = CPU{
 	PerPacketNs: 6000,
 	PerByteNs:   1.0,
+	OPPsKHz:     meson8bOPPsKHz,
 	Source: "per-byte: estimate (as odroidC1CPU); per-packet: CALIBRATED to the fixed driver's " +
 		"778 Mbit/s under the RX watchdog's reload reading",
 }
