@@ -26,6 +26,7 @@ import (
 // flag another command takes is refused (args.go) rather than ignored.
 type flags struct {
 	board, driver, phyMode, phyTXDelay, mechanism, kernel, rxWatchdog string
+	dtb                                                               string
 	txDelayNs                                                         optionalInt
 	json                                                              bool
 	expect                                                            string
@@ -156,6 +157,7 @@ func (f *flags) addBoardName(fs *pflag.FlagSet) {
 // addSetting: what the device tree, the driver and the PHY say.
 func (f *flags) addSetting(fs *pflag.FlagSet, phyMode bool) {
 	f.addBoardName(fs)
+	fs.StringVar(&f.dtb, "dtb", "", "a compiled Linux device tree (dtc, make dtbs): it names the board and gives phy-mode, amlogic,tx-delay-ns and the PHY, as Linux reads them")
 	fs.StringVar(&f.driver, "driver", "fixed", "dwmac-meson8b glue driver: pre-fix (Linux <= v5.4) or fixed (v5.5)")
 	fs.Var(&f.txDelayNs, "tx-delay-ns", "amlogic,tx-delay-ns in the device tree, 0..7 (default: the board's DT, 2 ns)")
 	if phyMode {
@@ -308,6 +310,11 @@ func (f *flags) simOptions() (sim.Options, error) {
 	if o.Driver == "" {
 		o.Driver = "fixed"
 	}
+	if f.dtb != "" {
+		if err := f.readDTB(&o); err != nil {
+			return o, err
+		}
+	}
 	if o.Mechanism == "" {
 		o.Mechanism = platform.MechanismA
 	}
@@ -368,4 +375,22 @@ func (f *flags) perfOptions() (perfrun.Options, error) {
 		return o, usagef("--board-ip %v and --pc-ip %v must be two addresses in one subnet", o.BoardIP, o.PCIP)
 	}
 	return o, nil
+}
+
+// readDTB puts the device tree in place of the board name; a tree that is not a
+// DTB, or that asks for what the model cannot honour, is a usage error naming
+// the node and the property.
+func (f *flags) readDTB(o *sim.Options) error {
+	if f.board != board.Default {
+		return usagef("--dtb and --board %s: the device tree names its board", f.board)
+	}
+	blob, err := os.ReadFile(f.dtb)
+	if err != nil {
+		return usagef("--dtb: %v", unwrapPath(err))
+	}
+	if _, _, err := board.FromDeviceTree(blob); err != nil {
+		return usagef("--dtb %s: %v", f.dtb, err)
+	}
+	o.Board, o.DeviceTree = "", blob
+	return nil
 }
