@@ -42,8 +42,11 @@ func TestAblateMovesTheNumbers(t *testing.T) {
 		t.Errorf("without the CPU cost the fixed driver gives %.1f Mbit/s, as it is %.1f: the CPU should be its limit",
 			cpu.ThroughputBps/1e6, none.ThroughputBps/1e6)
 	}
-	if rack := rows["board-rack/pre-fix"]; rack.ThroughputBps > 0.9*prefix.ThroughputBps {
-		t.Errorf("pre-fix without RACK-TLP: %.1f Mbit/s, with it %.1f; want the timeouts to cost more than 10 %%",
+	// With gVisor's srtt floor and millisecond RTT samples patched out, a
+	// timeout costs less of the run than it did: 570.8 against 617.1 Mbit/s
+	// (7.5 %) in this 2 s run, where it was over 10 % before.
+	if rack := rows["board-rack/pre-fix"]; rack.ThroughputBps > 0.95*prefix.ThroughputBps {
+		t.Errorf("pre-fix without RACK-TLP: %.1f Mbit/s, with it %.1f; want the timeouts to cost more than 5 %%",
 			rack.ThroughputBps/1e6, prefix.ThroughputBps/1e6)
 	}
 	if mod := rows["pc-moderation/pre-fix"]; mod.PathRTTMicros < prefix.PathRTTMicros+100 {
