@@ -45,11 +45,13 @@ func TestCommitBeforeAndAfter(t *testing.T) {
 	if pre.Retransmits < 100 {
 		t.Errorf("pre-fix driver: %d retransmits, want at least 100", pre.Retransmits)
 	}
-	// The real board lost 80 % of its throughput (153 of 778 Mbit/s); the
-	// emulator predicts ~59 % (318 +- 17 Mbit/s over seeds 1-3, README "Known
-	// gaps"). Half is the claim this test holds it to.
-	if pre.ThroughputBps > 0.5*fixed.ThroughputBps {
-		t.Errorf("pre-fix driver: %.1f Mbit/s is more than half the fixed run's %.1f", pre.ThroughputBps/1e6, fixed.ThroughputBps/1e6)
+	// The real board lost 80 % of its throughput (153 of 778 Mbit/s). With the
+	// board's TCP answering loss as Linux's does (the gVisor patches), the
+	// emulator loses ~21 % (613.9 Mbit/s, seed 1): the path is ~0.8 ms faster
+	// than the real board's (README "Known gaps"). The claim held here is that
+	// the loss the registers cause costs throughput at all.
+	if pre.ThroughputBps > 0.85*fixed.ThroughputBps {
+		t.Errorf("pre-fix driver: %.1f Mbit/s is more than 85 %% of the fixed run's %.1f", pre.ThroughputBps/1e6, fixed.ThroughputBps/1e6)
 	}
 	// Every data segment the PC dropped crossed the wire again later, except
 	// those still in flight when the test ended. The board's stack counts each
