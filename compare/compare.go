@@ -125,26 +125,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// dead. Then the TCP runs, cleanest link first: a clean link carries the
 	// most frames and takes the longest, and starting it early keeps the jobs
 	// busy to the end. The order of work never reaches the output.
-	type job struct{ cfg, seed int }
 	var jobs []job
 	for i := range Configs {
 		for k := range o.Seeds {
 			jobs = append(jobs, job{i, k})
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.Jobs)
-	for _, j := range jobs {
-		g.Go(func() error {
-			r, err := frameTest(o, Configs[j.cfg], uint64(j.seed+1))
-			if err != nil {
-				return fmt.Errorf("compare %s: %w", Configs[j.cfg].Name, err)
-			}
-			runs[j.cfg][j.seed] = r
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := frameTests(ctx, o, jobs, runs); err != nil {
 		res.Unfinished = len(Configs)
 		return res, err
 	}
@@ -157,12 +144,46 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sort.SliceStable(live, func(a, b int) bool {
 		return runs[live[a].cfg][live[a].seed].frameLoss < runs[live[b].cfg][live[b].seed].frameLoss
 	})
+	err := tcpTests(ctx, o, live, runs)
+	for i, c := range Configs {
+		if !finished(runs[i]) {
+			res.Unfinished++
+			continue
+		}
+		res.Rows = append(res.Rows, summarize(o, c, runs[i]))
+	}
+	return res, err
+}
+
+// job is one seed of one configuration (indices into Configs and the seeds).
+type job struct{ cfg, seed int }
+
+// frameTests runs the frame-level test of every job into runs.
+func frameTests(ctx context.Context, o Options, jobs []job, runs [][]seedRun) error {
+	g, _ := errgroup.WithContext(ctx)
+	g.SetLimit(o.Jobs)
+	for _, j := range jobs {
+		g.Go(func() error {
+			r, err := frameTest(o, Configs[j.cfg], uint64(j.seed+1))
+			if err != nil {
+				return fmt.Errorf("compare %s: %w", Configs[j.cfg].Name, err)
+			}
+			runs[j.cfg][j.seed] = r
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// tcpTests runs the iperf3 test of every live job into runs, in the order
+// given, reporting each to o.Progress and o.Tick as it ends.
+func tcpTests(ctx context.Context, o Options, live []job, runs [][]seedRun) error {
 	var mu sync.Mutex // Progress, Tick, done
 	done := 0
 	if o.Tick != nil {
 		o.Tick(0, len(live))
 	}
-	g, gctx = errgroup.WithContext(ctx)
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Jobs)
 	for _, j := range live {
 		c, r := Configs[j.cfg], &runs[j.cfg][j.seed]
@@ -185,15 +206,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil
 		})
 	}
-	err := g.Wait()
-	for i, c := range Configs {
-		if !finished(runs[i]) {
-			res.Unfinished++
-			continue
-		}
-		res.Rows = append(res.Rows, summarize(o, c, runs[i]))
-	}
-	return res, err
+	return g.Wait()
 }
 
 // finished: every seed's run of a configuration is done (or its link dead).

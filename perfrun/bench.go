@@ -70,35 +70,7 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	b := &Bench{Sim: s, Report: &Report{Description: desc, Seed: o.Sim.Seed, Ablation: abl.Name, LinkUpSeconds: s.LinkTime.Seconds()}}
 	b.lostSegs = map[segKey]bool{}
 	hw := s.Hardware()
-	hw.AddTap(func(fr *platform.Frame) {
-		if fr.Dir != platform.TX || len(fr.After) < dataFrameMin {
-			return
-		}
-		b.dataSent++
-		// The header as the MAC sent it, before the wire could flip a bit in it.
-		seg, ok := tcpseg.Parse(fr.Before)
-		key := segKey{port: seg.Key.LPort, seq: seg.Seq}
-		if fr.Wire.Changed() {
-			b.dataChanged++
-			// The PC's MAC drops what it drops (farend: framing first, then
-			// the FCS); a change only in the preamble reaches its stack.
-			switch {
-			case fr.Wire.AlignmentError():
-				b.dataAlign++
-			case !ether.CheckFCS(fr.After):
-				b.dataBadFCS++
-			default:
-				return
-			}
-			if ok {
-				b.lostSegs[key] = true
-			}
-			return
-		}
-		if ok && b.lostSegs[key] {
-			delete(b.lostSegs, key) // a lost segment got through again
-		}
-	})
+	hw.AddTap(b.countData)
 	for _, t := range o.Taps {
 		hw.AddTap(t)
 	}
@@ -135,6 +107,38 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// countData is the tap that counts the board's TCP data frames and the ones
+// the wire spoiled (the report's data loss).
+func (b *Bench) countData(fr *platform.Frame) {
+	if fr.Dir != platform.TX || len(fr.After) < dataFrameMin {
+		return
+	}
+	b.dataSent++
+	// The header as the MAC sent it, before the wire could flip a bit in it.
+	seg, ok := tcpseg.Parse(fr.Before)
+	key := segKey{port: seg.Key.LPort, seq: seg.Seq}
+	if fr.Wire.Changed() {
+		b.dataChanged++
+		// The PC's MAC drops what it drops (farend: framing first, then
+		// the FCS); a change only in the preamble reaches its stack.
+		switch {
+		case fr.Wire.AlignmentError():
+			b.dataAlign++
+		case !ether.CheckFCS(fr.After):
+			b.dataBadFCS++
+		default:
+			return
+		}
+		if ok {
+			b.lostSegs[key] = true
+		}
+		return
+	}
+	if ok && b.lostSegs[key] {
+		delete(b.lostSegs, key) // a lost segment got through again
+	}
 }
 
 func (b *Bench) tally() {

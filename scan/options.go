@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mesonemu/linktest"
+	"mesonemu/linux/stmmac/dwmacmeson8b"
 	"mesonemu/perfrun"
 	"mesonemu/sim"
 )
@@ -105,6 +106,26 @@ type Options struct {
 type Setting struct {
 	MACTxDelaySteps int  `json:"mac_tx_delay_steps"`
 	PHYTxDelay      bool `json:"phy_tx_delay"`
+}
+
+// SettingOf is the cell of the delay map the options name: the MAC delay of
+// the command line's amlogic,tx-delay-ns (default: the board's device tree) and
+// the PHY delay it forces (default off).
+func SettingOf(so sim.Options) (Setting, error) {
+	b, err := so.Validate()
+	if err != nil {
+		return Setting{}, err
+	}
+	var s Setting
+	ns := b.DT.TXDelayNS
+	if so.TxDelayNs != nil {
+		ns = so.TxDelayNs
+	}
+	if ns != nil {
+		s.MACTxDelaySteps = int(dwmacmeson8b.TxDelaySteps(*ns))
+	}
+	s.PHYTxDelay = so.PHYTXDelay != nil && *so.PHYTXDelay
+	return s, nil
 }
 
 // DefaultTCPTime is a cell's iperf3 test length.

@@ -43,52 +43,9 @@ func newScanCmd(e *env) *cobra.Command {
 
 func cmdScan(e *env) error {
 	f := e.f
-	skewSet := f.given("skew-from") || f.given("skew-to") || f.given("skew-step")
-	for _, n := range []string{"time", "reverse"} {
-		if f.given(n) && !f.tcp {
-			return usagef("--%s: scan runs iperf3 only with --tcp", n)
-		}
-	}
-	if f.given("rx-watchdog") && !f.tcp {
-		return usagef("--rx-watchdog: scan's frame test only sends; the RX watchdog matters only with --tcp")
-	}
-	for _, n := range []string{"tx-delay-ns", "phy-tx-delay"} {
-		if f.given(n) && !(skewSet && f.tcp) {
-			return usagef("--%s: scan sweeps every MAC and PHY delay; it picks the one iperf3 runs at only with --tcp and a skew sweep", n)
-		}
-	}
-	so, err := f.simOptions()
+	o, err := f.scanOptions()
 	if err != nil {
 		return err
-	}
-	o := scan.Options{Sim: so, Workers: f.jobs, TCP: f.tcp, Reverse: f.reverse}
-	if f.tcp {
-		d := time.Duration(f.duration)
-		if d < time.Second || d > time.Hour || d%time.Second != 0 {
-			return usagef("--time %v: want whole seconds from 1s to 1h", d)
-		}
-		o.TCPTime = d
-	}
-	if skewSet {
-		rng := scan.SkewRange{FromPs: f.skewFrom, ToPs: f.skewTo, StepPs: f.skewStep}
-		if _, err := rng.Points(); err != nil {
-			return usagef("--skew-from/--skew-to/--skew-step: %v", err)
-		}
-		o.Skew = &rng
-		// The setting iperf3 runs at along the sweep: the command line's
-		// (default: the board's device tree, PHY delay off).
-		b, err := so.Validate()
-		if err != nil {
-			return usagef("%v", err)
-		}
-		ns := b.DT.TXDelayNS
-		if so.TxDelayNs != nil {
-			ns = so.TxDelayNs
-		}
-		if ns != nil {
-			o.Setting.MACTxDelaySteps = int(*ns / 2)
-		}
-		o.Setting.PHYTxDelay = so.PHYTXDelay != nil && *so.PHYTXDelay
 	}
 	p := newProgress(e.stderr, "scan --tcp")
 	defer p.Finish()
@@ -108,8 +65,60 @@ func cmdScan(e *env) error {
 		}
 		return errors.Join(r.WriteTable(e.stdout), err)
 	}
-	// The map goes to the named file; an iperf3 sweep along the skew beside
-	// it (NAME-tcp.EXT).
+	if err := f.writeScanPictures(r); err != nil {
+		return err
+	}
+	if f.json {
+		return r.WriteJSON(e.stdout)
+	}
+	return r.WriteTable(e.stdout)
+}
+
+// scanOptions checks scan's flags against each other and builds its options.
+func (f *flags) scanOptions() (scan.Options, error) {
+	skewSet := f.given("skew-from") || f.given("skew-to") || f.given("skew-step")
+	for _, n := range []string{"time", "reverse"} {
+		if f.given(n) && !f.tcp {
+			return scan.Options{}, usagef("--%s: scan runs iperf3 only with --tcp", n)
+		}
+	}
+	if f.given("rx-watchdog") && !f.tcp {
+		return scan.Options{}, usagef("--rx-watchdog: scan's frame test only sends; the RX watchdog matters only with --tcp")
+	}
+	for _, n := range []string{"tx-delay-ns", "phy-tx-delay"} {
+		if f.given(n) && !(skewSet && f.tcp) {
+			return scan.Options{}, usagef("--%s: scan sweeps every MAC and PHY delay; it picks the one iperf3 runs at only with --tcp and a skew sweep", n)
+		}
+	}
+	so, err := f.simOptions()
+	if err != nil {
+		return scan.Options{}, err
+	}
+	o := scan.Options{Sim: so, Workers: f.jobs, TCP: f.tcp, Reverse: f.reverse}
+	if f.tcp {
+		d := time.Duration(f.duration)
+		if d < time.Second || d > time.Hour || d%time.Second != 0 {
+			return o, usagef("--time %v: want whole seconds from 1s to 1h", d)
+		}
+		o.TCPTime = d
+	}
+	if skewSet {
+		rng := scan.SkewRange{FromPs: f.skewFrom, ToPs: f.skewTo, StepPs: f.skewStep}
+		if _, err := rng.Points(); err != nil {
+			return o, usagef("--skew-from/--skew-to/--skew-step: %v", err)
+		}
+		o.Skew = &rng
+		// The setting iperf3 runs at along the sweep: the command line's.
+		if o.Setting, err = scan.SettingOf(so); err != nil {
+			return o, usagef("%v", err)
+		}
+	}
+	return o, nil
+}
+
+// writeScanPictures draws the map into each --png/--svg file, and an iperf3
+// sweep along the skew beside it (NAME-tcp.EXT).
+func (f *flags) writeScanPictures(r *scan.Result) error {
 	for _, path := range f.pictureTargets() {
 		if err := writePicture(path, func(w io.Writer, format string) error { return plot.ScanMap(w, format, r, plot.Size{}) }); err != nil {
 			return err
@@ -122,8 +131,5 @@ func cmdScan(e *env) error {
 			}
 		}
 	}
-	if f.json {
-		return r.WriteJSON(e.stdout)
-	}
-	return r.WriteTable(e.stdout)
+	return nil
 }

@@ -175,6 +175,10 @@ func (m PhyMode) isRGMII() bool { return m != RMII }
 // anything larger with an error rather than program a delay nobody asked for.
 const MaxTxDelayNs = 7
 
+// TxDelaySteps is the PRG_ETH0 TXDLY value (steps of the MAC's TX delay) that
+// amlogic,tx-delay-ns asks for: tx_delay_ns >> 1, before the masking to two bits.
+func TxDelaySteps(ns uint32) uint32 { return ns >> 1 }
+
 // DefaultTxDelayNs is used when amlogic,tx-delay-ns is absent ("previously
 // hardcoded").
 const DefaultTxDelayNs = 2

@@ -78,7 +78,7 @@ func (g *Glue) setPhyMode() error {
 func (g *Glue) txDelayField() uint32 {
 	switch g.phyMode {
 	case RGMII, RGMIIRXID:
-		return g.txDelayNs >> 1
+		return TxDelaySteps(g.txDelayNs)
 	}
 	return 0
 }
