@@ -204,19 +204,7 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	if rep.DataFramesSent > 0 {
 		rep.MeasuredLoss = float64(rep.DataFramesLost+rep.DataFramesAlignLost) / float64(rep.DataFramesSent)
 	}
-	if result != nil {
-		if s := result.End.SumSent; s != nil && s.RetransmitCount != nil && s.RetransmitCount.Retransmits > 0 {
-			rep.Retransmits = uint64(s.RetransmitCount.Retransmits)
-		}
-		if s := result.End.SumReceived; s != nil {
-			rep.ThroughputBps = s.BitsPerSecond
-		}
-		if rep.PathSRTTMicros == 0 && len(result.End.Streams) > 0 {
-			if ti := result.End.Streams[0].Sender.SenderTCPInfo; ti != nil && ti.MeanRTT > 0 {
-				rep.PathSRTTMicros, rep.PathRTTFromTCPInfo = float64(ti.MeanRTT), true
-			}
-		}
-	}
+	rep.fromResult(result)
 	if c, ok := commitRun(rep, o); ok {
 		rep.RealBoard = &RealBoard{What: c.What, Driver: c.Driver, TxDelayNs: c.TxDelayNs, Mbps: c.Mbps,
 			Retransmits: c.Retransmits, Seconds: 10}
@@ -227,6 +215,25 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 		writeSummary(out, rep, o)
 	}
 	return result, rep, stopped
+}
+
+// fromResult takes the retransmits, the throughput and (where the stack kept
+// none of its own) the path's RTT from iperf3's result; nil leaves them.
+func (rep *Report) fromResult(result *iperf3.Result) {
+	if result == nil {
+		return
+	}
+	if s := result.End.SumSent; s != nil && s.RetransmitCount != nil && s.RetransmitCount.Retransmits > 0 {
+		rep.Retransmits = uint64(s.RetransmitCount.Retransmits)
+	}
+	if s := result.End.SumReceived; s != nil {
+		rep.ThroughputBps = s.BitsPerSecond
+	}
+	if rep.PathSRTTMicros == 0 && len(result.End.Streams) > 0 {
+		if ti := result.End.Streams[0].Sender.SenderTCPInfo; ti != nil && ti.MeanRTT > 0 {
+			rep.PathSRTTMicros, rep.PathRTTFromTCPInfo = float64(ti.MeanRTT), true
+		}
+	}
 }
 
 // RunReport is Run for callers that want only the report (compare, scan).

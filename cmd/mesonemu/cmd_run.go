@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"time"
@@ -78,30 +77,22 @@ func cmdRun(e *env) error {
 	return f.expectHolds(e.stderr, rep.Verdict.Class, rep.Verdict.Why)
 }
 
-// writeRunJSON is iperf3's own JSON object with one more top-level key.
+// runJSON is iperf3's own JSON object with one more top-level key: the
+// embedded result's keys come first, in iperf3's order.
+type runJSON struct {
+	*iperf3.Result
+	Mesonemu *perfrun.Report `json:"mesonemu"`
+}
+
+// writeRunJSON prints the main job's JSON object.
 func writeRunJSON(w io.Writer, res *iperf3.Result, rep *perfrun.Report) error {
 	if res == nil {
 		res = &iperf3.Result{}
 	}
-	raw, err := json.Marshal(res)
+	out, err := json.MarshalIndent(runJSON{res, rep}, "", "  ")
 	if err != nil {
 		return err
 	}
-	extra, err := json.Marshal(rep)
-	if err != nil {
-		return err
-	}
-	raw = bytes.TrimSuffix(bytes.TrimSpace(raw), []byte("}"))
-	var out bytes.Buffer
-	out.Write(raw)
-	out.WriteString(`,"mesonemu":`)
-	out.Write(extra)
-	out.WriteString("}")
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, out.Bytes(), "", "  "); err != nil {
-		return err
-	}
-	pretty.WriteByte('\n')
-	_, err = w.Write(pretty.Bytes())
+	_, err = w.Write(append(out, '\n'))
 	return err
 }
