@@ -242,22 +242,50 @@ func RunReport(ctx context.Context, o Options) (*Report, error) {
 	return rep, err
 }
 
+// Validate checks the options as Run will take them (zero values are
+// defaults; CheckDuration and CheckParallel refuse a zero too). Its errors name the option in the command line's spelling
+// ("time 1500ms: ..."), so the CLI can put its "--" before them.
+func (o Options) Validate() error {
+	_, err := o.withDefaults()
+	return err
+}
+
+// CheckDuration is the length an iperf3 test may have: whole seconds (iperf3's
+// -t is an integer) from 1 s to an hour.
+func CheckDuration(d time.Duration) error {
+	if d < time.Second || d > time.Hour || d%time.Second != 0 {
+		return fmt.Errorf("time %v: want whole seconds from 1s to 1h", d)
+	}
+	return nil
+}
+
+// CheckParallel is how many iperf3 streams a test may have.
+func CheckParallel(n int) error {
+	if n < 1 || n > 128 {
+		return fmt.Errorf("parallel %d: want 1..128", n)
+	}
+	return nil
+}
+
 // withDefaults fills and checks the options.
 func (o Options) withDefaults() (Options, error) {
 	if o.Duration == 0 {
 		o.Duration = 10 * time.Second
 	}
-	if o.Duration < time.Second || o.Duration > time.Hour {
-		return o, fmt.Errorf("time %v: want 1s..1h", o.Duration)
+	if err := CheckDuration(o.Duration); err != nil {
+		return o, err
 	}
 	if o.Parallel == 0 {
 		o.Parallel = 1
 	}
-	if o.Parallel < 1 || o.Parallel > 128 {
-		return o, fmt.Errorf("parallel %d: want 1..128", o.Parallel)
+	if err := CheckParallel(o.Parallel); err != nil {
+		return o, err
 	}
 	if o.CC == "" {
 		o.CC = "cubic"
+	}
+	if o.CC != "cubic" && o.CC != "reno" {
+		return o, fmt.Errorf("cc %q: want cubic or reno", o.CC)
 	}
 	if !o.BoardIP.IsValid() {
 		o.BoardIP = DefaultBoardIP
@@ -274,8 +302,11 @@ func (o Options) withDefaults() (Options, error) {
 	if !o.PCIP.IsValid() {
 		o.PCIP = DefaultPCIP
 	}
+	if !o.BoardIP.Addr().Is4() || !o.PCIP.Addr().Is4() {
+		return o, fmt.Errorf("board-ip %v and pc-ip %v: want IPv4 addresses (IPv6 gives both an IPv6 address besides)", o.BoardIP, o.PCIP)
+	}
 	if o.BoardIP.Masked() != o.PCIP.Masked() || o.BoardIP.Addr() == o.PCIP.Addr() {
-		return o, fmt.Errorf("board %v and PC %v must be different addresses in one subnet", o.BoardIP, o.PCIP)
+		return o, fmt.Errorf("board-ip %v and pc-ip %v must be two addresses in one subnet", o.BoardIP, o.PCIP)
 	}
 	return o, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mesonemu/perfrun"
 	"mesonemu/plot"
 	"mesonemu/scan"
 )
@@ -96,11 +97,10 @@ func (f *flags) scanOptions() (scan.Options, error) {
 	}
 	o := scan.Options{Sim: so, Workers: f.jobs, TCP: f.tcp, Reverse: f.reverse}
 	if f.tcp {
-		d := time.Duration(f.duration)
-		if d < time.Second || d > time.Hour || d%time.Second != 0 {
-			return o, usagef("--time %v: want whole seconds from 1s to 1h", d)
+		o.TCPTime = time.Duration(f.duration)
+		if err := perfrun.CheckDuration(o.TCPTime); err != nil {
+			return o, optionError(err)
 		}
-		o.TCPTime = d
 	}
 	if skewSet {
 		rng := scan.SkewRange{FromPs: f.skewFrom, ToPs: f.skewTo, StepPs: f.skewStep}

@@ -356,14 +356,11 @@ func (f *flags) perfOptions() (perfrun.Options, error) {
 	if len(f.ablate.names) == 1 {
 		o.Ablate = f.ablate.names[0]
 	}
-	if d < time.Second || d > time.Hour || d%time.Second != 0 {
-		return o, usagef("--time %v: want whole seconds from 1s to 1h", d)
-	}
-	if f.parallel < 1 || f.parallel > 128 {
-		return o, usagef("--parallel %d: want 1..128", f.parallel)
-	}
-	if f.cc != "cubic" && f.cc != "reno" {
-		return o, usagef("--cc %q: want cubic or reno", f.cc)
+	// A zero is the runner's default: the command line's zero is refused.
+	for _, err := range []error{perfrun.CheckDuration(d), perfrun.CheckParallel(f.parallel)} {
+		if err != nil {
+			return o, optionError(err)
+		}
 	}
 	if o.BoardIP, err = netip.ParsePrefix(f.boardIP); err != nil || !o.BoardIP.Addr().Is4() {
 		return o, usagef("--board-ip %q: want an IPv4 address with prefix, e.g. 198.18.0.2/24", f.boardIP)
@@ -371,11 +368,15 @@ func (f *flags) perfOptions() (perfrun.Options, error) {
 	if o.PCIP, err = netip.ParsePrefix(f.pcIP); err != nil || !o.PCIP.Addr().Is4() {
 		return o, usagef("--pc-ip %q: want an IPv4 address with prefix, e.g. 198.18.0.1/24", f.pcIP)
 	}
-	if o.BoardIP.Masked() != o.PCIP.Masked() || o.BoardIP.Addr() == o.PCIP.Addr() {
-		return o, usagef("--board-ip %v and --pc-ip %v must be two addresses in one subnet", o.BoardIP, o.PCIP)
+	if err := o.Validate(); err != nil {
+		return o, optionError(err)
 	}
 	return o, nil
 }
+
+// optionError is a runner's refusal of its options as a usage error: the
+// runners name an option as the command line spells it, without the dashes.
+func optionError(err error) error { return usagef("--%v", err) }
 
 // readDTB puts the device tree in place of the board name; a tree that is not a
 // DTB, or that asks for what the model cannot honour, is a usage error naming
