@@ -239,7 +239,11 @@ func unknownCommand(root *cobra.Command, name string) error {
 	}
 	best, bestD := "", 3
 	for _, n := range names {
-		if d := editDistance(name, n); d < bestD {
+		d := editDistance(name, n)
+		if abbreviates(name, n) {
+			d = 0 // "cmp" is compare, not clk (two edits away)
+		}
+		if d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -247,6 +251,21 @@ func unknownCommand(root *cobra.Command, name string) error {
 		return usagef("unknown command %q: did you mean %s? (commands: %s)", name, best, strings.Join(names, ", "))
 	}
 	return usagef("unknown command %q (commands: %s)", name, strings.Join(names, ", "))
+}
+
+// abbreviates reports whether short is an abbreviation of word: its first
+// letter, then the rest of its letters in word's order ("cmp" of "compare").
+func abbreviates(short, word string) bool {
+	if len(short) < 2 || len(short) >= len(word) || short[0] != word[0] {
+		return false
+	}
+	i := 1
+	for j := 1; j < len(word) && i < len(short); j++ {
+		if word[j] == short[i] {
+			i++
+		}
+	}
+	return i == len(short)
 }
 
 // unknownFlag names the flag and the closest one there is.

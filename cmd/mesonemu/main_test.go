@@ -34,6 +34,8 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--driver", "v5.3"}, "driver \"v5.3\""},
 		{[]string{"frobnicate"}, "unknown command \"frobnicate\""},
 		{[]string{"clkk"}, "unknown command \"clkk\": did you mean clk?"},
+		{[]string{"cmp"}, "unknown command \"cmp\": did you mean compare?"},
+		{[]string{"lnktst"}, "unknown command \"lnktst\": did you mean linktest?"},
 		{[]string{"--tap", "t0", "--ip6", "198.18.1.2/24", "iperf3", "-s"}, "--ip6 \"198.18.1.2/24\": want an IPv6 address"},
 		{[]string{"--ip6", "2001:2::5/64", "iperf3", "-c", "2001:2::1"}, "--ip6: the board's address is chosen only with --tap"},
 		{[]string{"--ip", "198.18.1.9/24"}, "--ip does not apply to the main job (run) (it applies to iperf3)"},
