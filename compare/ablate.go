@@ -47,6 +47,8 @@ type AblationResult struct {
 	// Unfinished counts the rows left out because a run stopped (Ctrl-C)
 	// before all of their seeds were done.
 	Unfinished int `json:"unfinished,omitempty"`
+	// Interrupted says ctx ended the runs (Ctrl-C).
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Gap is what a missing mechanism would have to add for the emulated
@@ -146,6 +148,12 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 				res.Gap = gapOf(row, o.Duration)
 			}
 			res.Rows = append(res.Rows, row)
+		}
+	}
+	if ctx.Err() != nil {
+		res.Interrupted = true
+		if res.Rows == nil {
+			res.Rows = []AblationRow{}
 		}
 	}
 	return res, err

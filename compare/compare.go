@@ -110,6 +110,9 @@ type Result struct {
 	// Unfinished counts the configurations left out because a run stopped
 	// (Ctrl-C) before all of their seeds were done.
 	Unfinished int `json:"unfinished,omitempty"`
+	// Interrupted says ctx ended the runs (Ctrl-C): the rows are those that
+	// finished before.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Run measures every configuration. When a run fails or ctx ends it returns
@@ -133,6 +136,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if err := frameTests(ctx, o, jobs, runs); err != nil {
 		res.Unfinished = len(Configs)
+		res.interrupted(ctx)
 		return res, err
 	}
 	var live []job
@@ -152,7 +156,20 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		res.Rows = append(res.Rows, summarize(o, c, runs[i]))
 	}
+	res.interrupted(ctx)
 	return res, err
+}
+
+// interrupted marks a result whose runs ctx stopped; its rows are a list
+// even when none finished.
+func (res *Result) interrupted(ctx context.Context) {
+	if ctx.Err() == nil {
+		return
+	}
+	res.Interrupted = true
+	if res.Rows == nil {
+		res.Rows = []Row{}
+	}
 }
 
 // job is one seed of one configuration (indices into Configs and the seeds).

@@ -114,6 +114,8 @@ type Result struct {
 	// no TCPResult.
 	Unfinished int  `json:"unfinished,omitempty"`
 	Reverse    bool `json:"reverse,omitempty"`
+	// Interrupted says ctx ended the iperf3 tests (Ctrl-C).
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Skew is the iperf3 result along the swept skew at Options.Setting (TCP
 	// with a skew sweep), ascending skew.
 	Skew        []SkewPoint `json:"skew,omitempty"`

@@ -41,6 +41,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.Windows = windows(r)
 	r.Suggested = suggest(r)
 	if err := ctx.Err(); err != nil && o.TCP {
+		r.Interrupted = true
 		return r, errors.Join(fmt.Errorf("scan: %w", err), cellErrors(r))
 	}
 	return r, cellErrors(r)

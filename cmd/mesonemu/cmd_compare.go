@@ -58,7 +58,7 @@ func cmdCompare(e *env) error {
 	}
 	if f.ablate.on {
 		r, err := compare.Ablate(e.ctx, co, f.ablate.names)
-		if r == nil || !finishedOrStopped(e, err, len(r.Rows)) {
+		if r == nil || !finishedOrStopped(e, err, len(r.Rows)) && !(f.json && r.Interrupted) {
 			return err
 		}
 		p.Finish()
@@ -69,7 +69,7 @@ func cmdCompare(e *env) error {
 		return err
 	}
 	r, err := compare.Run(e.ctx, co)
-	if !finishedOrStopped(e, err, len(r.Rows)) {
+	if !finishedOrStopped(e, err, len(r.Rows)) && !(f.json && r.Interrupted) {
 		return err
 	}
 	p.Finish()
@@ -82,7 +82,8 @@ func cmdCompare(e *env) error {
 
 // finishedOrStopped: the table is printed when the runs finished, or when
 // Ctrl-C stopped them after some rows were complete (those rows, then the
-// signal's exit status); a failed run prints nothing but its error.
+// signal's exit status); a failed run prints nothing but its error. --json
+// prints its object after Ctrl-C even with no row (interrupted: true).
 func finishedOrStopped(e *env, err error, rows int) bool {
 	return err == nil || e.ctx.Err() != nil && rows > 0
 }

@@ -56,6 +56,12 @@ func cmdScan(e *env) error {
 	// The cells' iperf3 tests run in this process: a child gets only the
 	// options the command line can carry, and a cell's are more.
 	r, err := scan.Run(e.ctx, o)
+	if f.json && r == nil && e.ctx.Err() != nil {
+		// Ctrl-C during the frame tests: no cell is complete to report.
+		return errors.Join(writeJSON(e.stdout, struct {
+			Interrupted bool `json:"interrupted"`
+		}{true}), err)
+	}
 	if r == nil || err != nil && (e.ctx.Err() == nil || r.TCPSeconds == 0) {
 		return err
 	}
