@@ -451,6 +451,10 @@ func findShort(ch byte) *option {
 	return nil
 }
 
+// HasLongOption reports whether iperf3 3.12 has the long option --name (a
+// wrapper that takes its own flags among iperf3's asks it).
+func HasLongOption(name string) bool { return findLong(name) != nil }
+
 func findLong(name string) *option {
 	for i := range options {
 		if options[i].long == name {
