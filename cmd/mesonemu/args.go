@@ -32,96 +32,72 @@ var hints = map[string]map[string]string{
 // arrange puts the command word first and checks every flag against that
 // command's own flag set, so that flags may stand before or after the command
 // (as they always could) while each command parses only its own. Everything
-// after "iperf3" belongs to iperf3, except mesonemu's own flags of the iperf3
-// command that iperf3 does not have (--driver, --seed, ...): those apply.
-// It returns cobra's arguments and iperf3's.
-func arrange(root *cobra.Command, args []string) (final, rest []string, err error) {
+// after "iperf3" belongs to that command, which parses its arguments itself
+// (cobra's DisableFlagParsing): arrange passes them on after a "--" that ends
+// the flags it placed.
+func arrange(root *cobra.Command, args []string) (final []string, err error) {
 	if len(args) > 0 && passThrough[args[0]] {
-		return args, nil, nil
+		return args, nil
 	}
 	known := allFlags(root)
 	var cmd *cobra.Command
-	var given []string // flag names, in order
-	var flagArgs []string
+	var given, flagArgs, iperf3Args []string // given: flag names, in order
 	version := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
 			if i+1 < len(args) {
-				return nil, nil, usagef("unexpected argument %q", args[i+1])
+				return nil, usagef("unexpected argument %q", args[i+1])
 			}
 			break
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			tok, name, hasValue := normalise(a)
-			if name == "h" || name == "help" {
+			switch fl := known[name]; {
+			case name == "h" || name == "help":
 				flagArgs = append(flagArgs, "--help")
-				continue
-			}
-			fl := known[name]
-			if fl == nil {
-				return nil, nil, unknownFlag(root, cmd, name)
-			}
-			if name == "version" {
+			case fl == nil:
+				return nil, unknownFlag(root, cmd, name)
+			case name == "version":
 				version = true
-				continue
-			}
-			given = append(given, name)
-			flagArgs = append(flagArgs, tok)
-			if !hasValue && fl.NoOptDefVal == "" && i+1 < len(args) {
-				i++
-				flagArgs = append(flagArgs, args[i])
+			default:
+				given = append(given, name)
+				flagArgs = append(flagArgs, tok)
+				if !hasValue && fl.NoOptDefVal == "" && i+1 < len(args) {
+					i++
+					flagArgs = append(flagArgs, args[i])
+				}
 			}
 			continue
 		}
 		if len(flagArgs) > 0 && flagArgs[len(flagArgs)-1] == "--ablate" {
-			return nil, nil, usagef("--ablate takes its names after '=': --ablate=%s", a)
+			return nil, usagef("--ablate takes its names after '=': --ablate=%s", a)
 		}
 		if cmd != nil {
-			return nil, nil, usagef("unexpected argument %q after command %q", a, cmd.Name())
+			return nil, usagef("unexpected argument %q after command %q", a, cmd.Name())
 		}
-		c := subcommand(root, a)
-		if c == nil {
-			return nil, nil, unknownCommand(root, a)
+		if cmd = subcommand(root, a); cmd == nil {
+			return nil, unknownCommand(root, a)
 		}
-		cmd = c
-		if c.Name() == "iperf3" {
-			var pulled []string
-			rest, pulled, err = splitIperf3Args(c, known, args[i+1:])
-			if err != nil {
-				return nil, nil, err
-			}
-			for k := 0; k < len(pulled); k++ {
-				_, name, hasValue := normalise(pulled[k])
-				if name != "help" {
-					given = append(given, name)
-				}
-				flagArgs = append(flagArgs, pulled[k])
-				if !hasValue && k+1 < len(pulled) && pulled[k+1] != "" && name != "help" && known[name].NoOptDefVal == "" {
-					k++
-					flagArgs = append(flagArgs, pulled[k])
-				}
-			}
+		if cmd.DisableFlagParsing {
+			iperf3Args = append([]string{"--"}, args[i+1:]...)
 			break
 		}
 	}
 	if version {
-		return []string{"version"}, nil, nil
+		return []string{"version"}, nil
 	}
 	target := root
 	if cmd != nil {
 		target = cmd
+		final = append(final, cmd.Name())
 	}
 	for _, name := range given {
 		if target.Flags().Lookup(name) == nil && target.InheritedFlags().Lookup(name) == nil {
-			return nil, nil, notApplies(root, target, name)
+			return nil, notApplies(root, target, name)
 		}
 	}
-	if cmd != nil {
-		final = append(final, cmd.Name())
-	}
-	final = append(final, flagArgs...)
-	return final, rest, nil
+	return append(append(final, flagArgs...), iperf3Args...), nil
 }
 
 // normalise spells a flag the pflag way: "-json" (Go's flag package took
@@ -172,10 +148,7 @@ func splitIperf3Args(c *cobra.Command, known map[string]*pflag.Flag, args []stri
 }
 
 // iperf3Knows reports whether iperf3 has a long option of this name.
-func iperf3Knows(name string) bool {
-	_, err := iperf3.ParseArgs([]string{"--" + name})
-	return err == nil || !strings.Contains(err.Error(), "unknown option")
-}
+func iperf3Knows(name string) bool { return iperf3.HasLongOption(name) }
 
 // allFlags is every flag of every command, by name.
 func allFlags(root *cobra.Command) map[string]*pflag.Flag {

@@ -22,29 +22,56 @@ import (
 
 func init() { register(newCompareCmd) }
 
+// compareOpts are compare's options: it sets the rest of each run itself.
+type compareOpts struct {
+	cmdFlags
+	board, rxWatchdog string
+	duration          durationValue
+	seeds, jobs       int
+	ablate            ablateFlag
+	json              bool
+}
+
 func newCompareCmd(e *env) *cobra.Command {
+	f := &compareOpts{}
 	c := &cobra.Command{Use: "compare", Args: cobra.NoArgs,
 		Short: "the commit's configurations side by side with the measured numbers",
-		RunE:  func(*cobra.Command, []string) error { return cmdCompare(e) }}
+		RunE:  func(*cobra.Command, []string) error { return f.run(e) }}
 	fs := c.Flags()
-	e.f.addBoardName(fs)
-	e.f.addRXWatchdog(fs)
-	e.f.addTime(fs, 10*time.Second, "iperf3 test length per run in virtual time, whole seconds")
-	fs.IntVar(&e.f.seeds, "seeds", 1, "seeds per configuration")
-	e.f.addJobs(fs)
-	e.f.addAblate(fs, "the commit's two rows again with each timing mechanism off in turn (--ablate=NAME,... for some)")
-	e.f.addJSON(fs)
+	f.fs = fs
+	addBoardName(fs, &f.board)
+	addRXWatchdog(fs, &f.rxWatchdog)
+	addTime(fs, &f.duration, 10*time.Second, "iperf3 test length per run in virtual time, whole seconds")
+	fs.IntVar(&f.seeds, "seeds", 1, "seeds per configuration")
+	addJobs(fs, &f.jobs)
+	addAblate(fs, &f.ablate, "the commit's two rows again with each timing mechanism off in turn (--ablate=NAME,... for some)")
+	addJSON(fs, &f.json)
 	return c
 }
 
-func cmdCompare(e *env) error {
-	f := e.f
-	if _, err := f.perfOptions(); err != nil {
+// check refuses what compare's runs cannot take, before any starts.
+func (f *compareOpts) check() error {
+	s := setting{board: f.board, driver: "fixed", mechanism: "A"}
+	if _, err := s.simOptions(stmmacTuning{defaultTuning.kernel, f.rxWatchdog}, defaultSeed); err != nil {
 		return err
+	}
+	if err := checkJobs(f.cmdFlags, f.jobs); err != nil {
+		return err
+	}
+	if err := perfrun.CheckDuration(time.Duration(f.duration)); err != nil {
+		return optionError(err)
 	}
 	if f.seeds < 1 || f.seeds > 100 {
 		return usagef("--seeds %d: want 1..100", f.seeds)
 	}
+	return nil
+}
+
+func (f *compareOpts) run(e *env) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	setProcs(f.jobs)
 	p := newProgress(e.stderr, "compare")
 	defer p.Finish()
 	co := compare.Options{Board: f.board, RXWatchdog: f.rxWatchdog, Duration: time.Duration(f.duration), Seeds: f.seeds, Jobs: f.jobs}

@@ -18,22 +18,38 @@ func init() {
 	})
 }
 
+// describeOpts are the options of clk and regs.
+type describeOpts struct {
+	setting
+	stmmacTuning
+	out  outputFlags
+	json bool
+}
+
 func newDescribeCmd(e *env, name, short string) *cobra.Command {
+	f := &describeOpts{stmmacTuning: defaultTuning}
 	c := &cobra.Command{Use: name, Short: short, Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return cmdDescribe(name, e) }}
-	e.f.addSetting(c.Flags(), true)
+		RunE: func(*cobra.Command, []string) error { return f.run(name, e) }}
+	f.setting.add(c.Flags(), true)
 	if name == "clk" { // regs shows two registers the driver's tuning does not touch
-		e.f.addStmmac(c.Flags())
+		f.stmmacTuning.add(c.Flags())
 	}
-	e.f.addTrace(c.Flags())
-	e.f.addJSON(c.Flags())
+	f.out.addTrace(c.Flags())
+	addJSON(c.Flags(), &f.json)
 	return c
 }
 
-// cmdDescribe prints `clk` (the clock summary) or `regs` (decoded registers).
-func cmdDescribe(cmd string, e *env) error {
-	f, stdout := e.f, e.stdout
-	s, d, err := f.bootDescribed(e.stderr)
+// run prints `clk` (the clock summary) or `regs` (decoded registers).
+func (f *describeOpts) run(cmd string, e *env) error {
+	stdout := e.stdout
+	so, err := f.simOptions(f.stmmacTuning, defaultSeed)
+	if err != nil {
+		return err
+	}
+	if err := f.out.check(); err != nil {
+		return err
+	}
+	s, d, err := bootDescribed(so, f.out.trace == "regs", e.stderr)
 	if err != nil {
 		return err
 	}

@@ -15,21 +15,33 @@ import (
 
 func init() { register(newEyeCmd) }
 
+// eyeOpts are eye's options.
+type eyeOpts struct {
+	cmdFlags
+	setting
+	seed      uint64
+	direction string
+	pictures
+	json bool
+}
+
 func newEyeCmd(e *env) *cobra.Command {
+	f := &eyeOpts{}
 	c := &cobra.Command{Use: "eye", Args: cobra.NoArgs,
 		Short: "eye diagram and bathtub curve of the RGMII data lines",
-		RunE:  func(*cobra.Command, []string) error { return cmdEye(e) }}
+		RunE:  func(*cobra.Command, []string) error { return f.run(e) }}
 	fs := c.Flags()
-	e.f.addSetting(fs, true)
-	e.f.addSeed(fs)
-	fs.StringVar(&e.f.direction, "direction", "tx", "tx (board -> PHY) or rx (PHY -> board)")
-	e.f.addPictures(fs, "the eye (and NAME-bathtub.EXT, the bathtub curve)")
-	e.f.addJSON(fs)
+	f.fs = fs
+	f.setting.add(fs, true)
+	addSeed(fs, &f.seed)
+	fs.StringVar(&f.direction, "direction", "tx", "tx (board -> PHY) or rx (PHY -> board)")
+	f.pictures.add(fs, "the eye (and NAME-bathtub.EXT, the bathtub curve)")
+	addJSON(fs, &f.json)
 	return c
 }
 
 // pictureTargets lists the --png/--svg files asked for.
-func (f *flags) pictureTargets() []string {
+func (f *pictures) targets() []string {
 	var out []string
 	for _, p := range []string{f.png, f.svg} {
 		if p != "" {
@@ -55,20 +67,23 @@ func writePicture(path string, draw func(w io.Writer, format string) error) erro
 	return nil
 }
 
-func cmdEye(e *env) error {
-	f := e.f
+func (f *eyeOpts) run(e *env) error {
+	so, err := f.simOptions(defaultTuning, f.seed)
+	if err != nil {
+		return err
+	}
 	if f.direction != "tx" && f.direction != "rx" {
 		return usagef("--direction %q: want tx or rx (one eye per picture)", f.direction)
 	}
-	for _, p := range f.pictureTargets() {
+	for _, p := range f.targets() {
 		if _, err := plot.FormatOf(p); err != nil {
 			return usagef("%v", err)
 		}
 	}
-	if f.given("seed") && len(f.pictureTargets()) == 0 {
+	if f.given("seed") && len(f.targets()) == 0 {
 		return usagef("--seed: eye draws random samples only for the picture; give --png or --svg")
 	}
-	s, d, err := f.bootDescribed(e.stderr)
+	s, d, err := bootDescribed(so, false, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -81,7 +96,7 @@ func cmdEye(e *env) error {
 	eye := b.Eye(s.Machine().Rand("eye"), 0, 2000)
 	tub := b.Bathtub(0, 400)
 	// The eye goes to the named file, the bathtub curve beside it (NAME-bathtub.EXT).
-	for _, p := range f.pictureTargets() {
+	for _, p := range f.targets() {
 		err := writePicture(p, func(w io.Writer, format string) error {
 			return plot.Eye(w, format, setting, b, eye, plot.Size{})
 		})
@@ -102,7 +117,7 @@ func cmdEye(e *env) error {
 		return writeJSON(e.stdout, map[string]any{"direction": b.Timing.Direction, "budget": b, "predicted_frame_loss": b.PredictedLoss(1514)})
 	}
 	fmt.Fprintf(e.stdout, "%s\n", b.String())
-	if len(f.pictureTargets()) == 0 {
+	if len(f.targets()) == 0 {
 		fmt.Fprintf(e.stdout, "(give --png FILE or --svg FILE for the eye diagram and bathtub curve)\n")
 	}
 	return nil

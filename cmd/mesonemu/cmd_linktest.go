@@ -11,25 +11,39 @@ import (
 
 func init() { register(newLinktestCmd) }
 
+// linktestOpts are linktest's options.
+type linktestOpts struct {
+	cmdFlags
+	setting
+	stmmacTuning
+	seed               uint64
+	frames, size       int
+	payload, direction string
+	out                outputFlags
+	json               bool
+}
+
 func newLinktestCmd(e *env) *cobra.Command {
+	f := &linktestOpts{}
 	c := &cobra.Command{Use: "linktest", Args: cobra.NoArgs,
 		Short: "push raw frames through driver, DMA, MAC, wire, PHY and far end; loss per direction",
-		RunE:  func(*cobra.Command, []string) error { return cmdLinktest(e) }}
+		RunE:  func(*cobra.Command, []string) error { return f.run(e) }}
 	fs := c.Flags()
-	e.f.addSetting(fs, true)
-	e.f.addStmmac(fs)
-	e.f.addSeed(fs)
-	fs.IntVar(&e.f.frames, "frames", 100000, "frames per direction")
-	fs.IntVar(&e.f.size, "size", 1514, "frame length without FCS, 60..1514")
-	fs.StringVar(&e.f.payload, "payload", "random", "random (as iperf3 sends) or zeros")
-	fs.StringVar(&e.f.direction, "direction", "both", "tx, rx or both")
-	e.f.addPcap(fs)
-	e.f.addTrace(fs)
-	e.f.addJSON(fs)
+	f.fs = fs
+	f.setting.add(fs, true)
+	f.stmmacTuning.add(fs)
+	addSeed(fs, &f.seed)
+	fs.IntVar(&f.frames, "frames", 100000, "frames per direction")
+	fs.IntVar(&f.size, "size", 1514, "frame length without FCS, 60..1514")
+	fs.StringVar(&f.payload, "payload", "random", "random (as iperf3 sends) or zeros")
+	fs.StringVar(&f.direction, "direction", "both", "tx, rx or both")
+	f.out.addPcap(fs)
+	f.out.addTrace(fs)
+	addJSON(fs, &f.json)
 	return c
 }
 
-func (f *flags) linkOptions() (linktest.Options, error) {
+func (f *linktestOpts) linkOptions() (linktest.Options, error) {
 	o := linktest.Options{Frames: f.frames, Size: f.size, Payload: f.payload, Direction: f.direction}
 	if err := o.Validate(); err != nil {
 		return o, usagef("%v", err)
@@ -40,20 +54,23 @@ func (f *flags) linkOptions() (linktest.Options, error) {
 	return o, nil
 }
 
-func cmdLinktest(e *env) error {
-	f, stdout := e.f, e.stdout
-	so, err := f.simOptions()
+func (f *linktestOpts) run(e *env) error {
+	stdout := e.stdout
+	so, err := f.simOptions(f.stmmacTuning, f.seed)
 	if err != nil {
+		return err
+	}
+	if err := f.out.check(); err != nil {
 		return err
 	}
 	lo, err := f.linkOptions()
 	if err != nil {
 		return err
 	}
-	if f.trace == "regs" {
+	if f.out.trace == "regs" {
 		so.Trace = e.stderr
 	}
-	capt, err := f.openCapture(so.Board)
+	capt, err := f.out.openCapture(so.Board)
 	if err != nil {
 		return err
 	}
@@ -68,7 +85,7 @@ func cmdLinktest(e *env) error {
 		r, err = linktest.Run(so, lo)
 		return err
 	})
-	if err := f.closeCapture(capt, e.stderr, err); err != nil {
+	if err := f.out.closeCapture(capt, e.stderr, err); err != nil {
 		return err
 	}
 	if f.json {

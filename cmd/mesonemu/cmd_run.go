@@ -11,51 +11,90 @@ import (
 	"mesonemu/perfrun"
 )
 
+// runOpts are the main job's options.
+type runOpts struct {
+	cmdFlags
+	setting
+	stmmacTuning
+	pc       pcFlags
+	out      outputFlags
+	seed     uint64
+	duration durationValue
+	reverse  bool
+	parallel int
+	counters bool
+	ablate   ablateFlag
+	json     bool
+	expect   string
+}
+
 // newRunCmd is the main job: boot, link, iperf3 board -> PC in virtual time.
 func newRunCmd(e *env) *cobra.Command {
+	o := &runOpts{}
 	c := &cobra.Command{
 		Use:   "run",
 		Args:  cobra.NoArgs,
 		Short: "boot the board and run iperf3 from the board to the PC (the default)",
-		RunE:  func(*cobra.Command, []string) error { return cmdRun(e) },
+		RunE:  func(*cobra.Command, []string) error { return o.run(e) },
 	}
 	fs := c.Flags()
-	e.f.addSetting(fs, true)
-	e.f.addStmmac(fs)
-	e.f.addSeed(fs)
-	e.f.addTime(fs, 10*time.Second, "iperf3 test length in virtual time, whole seconds (e.g. 10s)")
-	e.f.addReverse(fs)
-	fs.IntVar(&e.f.parallel, "parallel", 1, "parallel iperf3 streams")
-	fs.BoolVar(&e.f.counters, "counters", false, "print the ethtool -S style counters of every stage after the verdict")
-	e.f.addPC(fs)
-	e.f.addPcap(fs)
-	e.f.addAblate(fs, "switch one timing mechanism off (--ablate=NAME)")
-	e.f.addTrace(fs)
-	e.f.addJSON(fs)
-	e.f.addExpect(fs)
+	o.fs = fs
+	o.setting.add(fs, true)
+	o.stmmacTuning.add(fs)
+	addSeed(fs, &o.seed)
+	addTime(fs, &o.duration, 10*time.Second, "iperf3 test length in virtual time, whole seconds (e.g. 10s)")
+	addReverse(fs, &o.reverse)
+	fs.IntVar(&o.parallel, "parallel", 1, "parallel iperf3 streams")
+	fs.BoolVar(&o.counters, "counters", false, "print the ethtool -S style counters of every stage after the verdict")
+	o.pc.add(fs)
+	o.out.addPcap(fs)
+	addAblate(fs, &o.ablate, "switch one timing mechanism off (--ablate=NAME)")
+	o.out.addTrace(fs)
+	addJSON(fs, &o.json)
+	addExpect(fs, &o.expect)
 	return c
 }
 
-func cmdRun(e *env) error {
-	f := e.f
+// perfOptions checks the main job's options and builds its run.
+func (f *runOpts) perfOptions() (perfrun.Options, error) {
+	so, err := f.simOptions(f.stmmacTuning, f.seed)
+	if err != nil {
+		return perfrun.Options{}, err
+	}
+	if err := f.out.check(); err != nil {
+		return perfrun.Options{}, err
+	}
+	o, err := f.pc.perfOptions(so, time.Duration(f.duration), f.parallel)
+	if err != nil {
+		return o, err
+	}
+	o.Reverse, o.JSON, o.Counters = f.reverse, f.json, f.counters
+	if f.ablate.on && len(f.ablate.names) != 1 {
+		return o, usagef("run --ablate: name one mechanism, e.g. --ablate=tsq (compare --ablate runs them all)")
+	}
+	if len(f.ablate.names) == 1 {
+		o.Ablate = f.ablate.names[0]
+	}
+	if err := checkExpect(f.expect); err != nil {
+		return o, err
+	}
+	if f.json && f.counters {
+		return o, usagef("--counters with --json: the JSON report always holds the counters")
+	}
+	return o, nil
+}
+
+func (f *runOpts) run(e *env) error {
+	setProcs(1) // one engine
 	o, err := f.perfOptions()
 	if err != nil {
 		return err
 	}
-	if f.ablate.on && len(f.ablate.names) != 1 {
-		return usagef("run --ablate: name one mechanism, e.g. --ablate=tsq (compare --ablate runs them all)")
-	}
-	if err := f.checkExpect(); err != nil {
-		return err
-	}
-	if f.json && f.counters {
-		return usagef("--counters with --json: the JSON report always holds the counters")
-	}
-	if f.trace == "regs" {
+	if f.out.trace == "regs" {
 		o.Sim.Trace = e.stderr
 	}
 	o.Output = e.stdout
-	capt, err := f.openCapture(o.Sim.Board)
+	capt, err := f.out.openCapture(o.Sim.Board)
 	if err != nil {
 		return err
 	}
@@ -63,7 +102,7 @@ func cmdRun(e *env) error {
 		o.Taps = append(o.Taps, capt.Tap)
 	}
 	res, rep, err := perfrun.Run(e.ctx, o)
-	if err := f.closeCapture(capt, e.stderr, err); err != nil && (rep == nil || rep.Verdict == nil || e.ctx.Err() == nil) {
+	if err := f.out.closeCapture(capt, e.stderr, err); err != nil && (rep == nil || rep.Verdict == nil || e.ctx.Err() == nil) {
 		return err
 	}
 	if f.json {
@@ -74,7 +113,7 @@ func cmdRun(e *env) error {
 	if e.ctx.Err() != nil {
 		return e.ctx.Err()
 	}
-	return f.expectHolds(e.stderr, rep.Verdict.Class, rep.Verdict.Why)
+	return expectHolds(f.expect, e.stderr, rep.Verdict.Class, rep.Verdict.Why)
 }
 
 // runJSON is iperf3's own JSON object with one more top-level key: the

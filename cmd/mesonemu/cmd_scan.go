@@ -16,38 +16,55 @@ import (
 
 func init() { register(newScanCmd) }
 
+// scanOpts are scan's options.
+type scanOpts struct {
+	cmdFlags
+	setting
+	stmmacTuning
+	seed                       uint64
+	jobs                       int
+	tcp                        bool // an iperf3 test per cell
+	duration                   durationValue
+	reverse                    bool
+	skewFrom, skewTo, skewStep float64 // the TX skew sweep
+	pictures
+	json bool
+}
+
 func newScanCmd(e *env) *cobra.Command {
+	f := &scanOpts{}
 	c := &cobra.Command{Use: "scan", Args: cobra.NoArgs,
 		Short: "sweep MAC and PHY TX delays with quick link tests; pass/fail map",
 		Example: `  mesonemu scan --driver pre-fix
   mesonemu scan --tcp --time 2s
   mesonemu scan --skew-from -1000 --skew-to 3000 --skew-step 250 --tcp --png skew.png`,
-		RunE: func(*cobra.Command, []string) error { return cmdScan(e) }}
+		RunE: func(*cobra.Command, []string) error { return f.run(e) }}
 	fs := c.Flags()
-	e.f.addSetting(fs, false)
-	e.f.addStmmac(fs)
+	f.fs = fs
+	f.setting.add(fs, false)
+	f.stmmacTuning.add(fs)
 	fs.Lookup("tx-delay-ns").Usage = "with a skew sweep and --tcp: the MAC delay iperf3 runs at (default: the board's DT)"
 	fs.Lookup("phy-tx-delay").Usage = "with a skew sweep and --tcp: the PHY delay iperf3 runs at (default off)"
-	e.f.addSeed(fs)
-	e.f.addJobs(fs)
-	fs.BoolVar(&e.f.tcp, "tcp", false, "also run an iperf3 test on every live cell")
-	e.f.addTime(fs, scan.DefaultTCPTime, "with --tcp: iperf3 test length per cell, whole seconds")
-	e.f.addReverse(fs)
+	addSeed(fs, &f.seed)
+	addJobs(fs, &f.jobs)
+	fs.BoolVar(&f.tcp, "tcp", false, "also run an iperf3 test on every live cell")
+	addTime(fs, &f.duration, scan.DefaultTCPTime, "with --tcp: iperf3 test length per cell, whole seconds")
+	addReverse(fs, &f.reverse)
 	fs.Lookup("reverse").Usage = "with --tcp: the PC sends and the board receives"
-	fs.Float64Var(&e.f.skewFrom, "skew-from", 0, "sweep the board's TX skew from this many ps (with --skew-to, --skew-step)")
-	fs.Float64Var(&e.f.skewTo, "skew-to", 0, "sweep the TX skew up to this many ps")
-	fs.Float64Var(&e.f.skewStep, "skew-step", 0, "TX skew step in ps")
-	e.f.addPictures(fs, "the map (and NAME-tcp.EXT, the iperf3 sweep along the skew)")
-	e.f.addJSON(fs)
+	fs.Float64Var(&f.skewFrom, "skew-from", 0, "sweep the board's TX skew from this many ps (with --skew-to, --skew-step)")
+	fs.Float64Var(&f.skewTo, "skew-to", 0, "sweep the TX skew up to this many ps")
+	fs.Float64Var(&f.skewStep, "skew-step", 0, "TX skew step in ps")
+	f.pictures.add(fs, "the map (and NAME-tcp.EXT, the iperf3 sweep along the skew)")
+	addJSON(fs, &f.json)
 	return c
 }
 
-func cmdScan(e *env) error {
-	f := e.f
+func (f *scanOpts) run(e *env) error {
 	o, err := f.scanOptions()
 	if err != nil {
 		return err
 	}
+	setProcs(o.Workers)
 	p := newProgress(e.stderr, "scan --tcp")
 	defer p.Finish()
 	if p != nil {
@@ -82,7 +99,14 @@ func cmdScan(e *env) error {
 }
 
 // scanOptions checks scan's flags against each other and builds its options.
-func (f *flags) scanOptions() (scan.Options, error) {
+func (f *scanOpts) scanOptions() (scan.Options, error) {
+	so, err := f.simOptions(f.stmmacTuning, f.seed)
+	if err != nil {
+		return scan.Options{}, err
+	}
+	if err := checkJobs(f.cmdFlags, f.jobs); err != nil {
+		return scan.Options{}, err
+	}
 	skewSet := f.given("skew-from") || f.given("skew-to") || f.given("skew-step")
 	for _, n := range []string{"time", "reverse"} {
 		if f.given(n) && !f.tcp {
@@ -96,10 +120,6 @@ func (f *flags) scanOptions() (scan.Options, error) {
 		if f.given(n) && !(skewSet && f.tcp) {
 			return scan.Options{}, usagef("--%s: scan sweeps every MAC and PHY delay; it picks the one iperf3 runs at only with --tcp and a skew sweep", n)
 		}
-	}
-	so, err := f.simOptions()
-	if err != nil {
-		return scan.Options{}, err
 	}
 	o := scan.Options{Sim: so, Workers: f.jobs, TCP: f.tcp, Reverse: f.reverse}
 	if f.tcp {
@@ -124,8 +144,8 @@ func (f *flags) scanOptions() (scan.Options, error) {
 
 // writeScanPictures draws the map into each --png/--svg file, and an iperf3
 // sweep along the skew beside it (NAME-tcp.EXT).
-func (f *flags) writeScanPictures(r *scan.Result) error {
-	for _, path := range f.pictureTargets() {
+func (f *scanOpts) writeScanPictures(r *scan.Result) error {
+	for _, path := range f.targets() {
 		if err := writePicture(path, func(w io.Writer, format string) error { return plot.ScanMap(w, format, r, plot.Size{}) }); err != nil {
 			return err
 		}

@@ -13,7 +13,20 @@ func init() { register(newWireCmd) }
 
 // newWireCmd carries frames between two Linux TAP devices through the
 // emulated board, in real time: Linux's own stacks on both ends.
+// wireOpts are wire's options.
+type wireOpts struct {
+	setting
+	stmmacTuning
+	seed                 uint64
+	boardTap, boardNetns string
+	tap, netns           string
+	time                 durationValue // wall time
+	out                  outputFlags
+	json                 bool
+}
+
 func newWireCmd(e *env) *cobra.Command {
+	f := &wireOpts{}
 	c := &cobra.Command{Use: "wire --board-tap NAME --tap NAME", Args: cobra.NoArgs,
 		Short: "the board's Ethernet path between two Linux TAPs: Linux's TCP on both ends (real time)",
 		Long: `wire boots the board as the main job does and then, in real time, carries Ethernet
@@ -25,37 +38,37 @@ prints every stage's counters. docs/wire.md has the set-up.`,
   ip netns exec board ip tuntap add dev tboard mode tap
   ip netns exec pc ip tuntap add dev tpc mode tap
   mesonemu wire --board-tap tboard --board-netns board --tap tpc --netns pc --driver pre-fix --tx-delay-ns 4`,
-		RunE: func(*cobra.Command, []string) error { return cmdWire(e) }}
+		RunE: func(*cobra.Command, []string) error { return f.run(e) }}
 	fs := c.Flags()
-	e.f.addSetting(fs, true)
-	e.f.addStmmac(fs)
-	e.f.addSeed(fs)
-	fs.StringVar(&e.f.boardTap, "board-tap", "", "the existing TAP whose Linux plays the board's network stack")
-	fs.StringVar(&e.f.boardNetns, "board-netns", "", "network namespace (ip netns add) the board-side TAP is in")
-	fs.StringVar(&e.f.tap, "tap", "", "the existing TAP at the far end of the cable (the PC)")
-	fs.StringVar(&e.f.netns, "netns", "", "network namespace the PC-side TAP is in")
-	// Its own variable: --time of the other commands is virtual time with a
-	// default of its own.
-	fs.Var(&e.f.wireTime, "time", "stop after this long of wall time once the link is up (e.g. 30s; default: until Ctrl-C)")
-	e.f.addPcap(fs)
-	e.f.addJSON(fs)
+	f.setting.add(fs, true)
+	f.stmmacTuning.add(fs)
+	addSeed(fs, &f.seed)
+	fs.StringVar(&f.boardTap, "board-tap", "", "the existing TAP whose Linux plays the board's network stack")
+	fs.StringVar(&f.boardNetns, "board-netns", "", "network namespace (ip netns add) the board-side TAP is in")
+	fs.StringVar(&f.tap, "tap", "", "the existing TAP at the far end of the cable (the PC)")
+	fs.StringVar(&f.netns, "netns", "", "network namespace the PC-side TAP is in")
+	fs.Var(&f.time, "time", "stop after this long of wall time once the link is up (e.g. 30s; default: until Ctrl-C)")
+	f.out.addPcap(fs)
+	addJSON(fs, &f.json)
 	return c
 }
 
-func cmdWire(e *env) error {
-	f := e.f
-	so, err := f.simOptions()
+func (f *wireOpts) run(e *env) error {
+	so, err := f.simOptions(f.stmmacTuning, f.seed)
 	if err != nil {
 		return err
 	}
-	if f.wireTime < 0 {
-		return usagef("--time %v: want a positive duration", time.Duration(f.wireTime))
+	if err := f.out.check(); err != nil {
+		return err
+	}
+	if f.time < 0 {
+		return usagef("--time %v: want a positive duration", time.Duration(f.time))
 	}
 	// The first signal stops the run; later ones must not cut its report.
 	keepReport.Store(true)
 	defer keepReport.Store(false)
 	r, err := tap.Wire(e.ctx, tap.WireOptions{Sim: so, BoardTAP: f.boardTap, BoardNetns: f.boardNetns,
-		TAP: f.tap, Netns: f.netns, Time: time.Duration(f.wireTime), PcapPath: f.pcap, Stderr: e.stderr})
+		TAP: f.tap, Netns: f.netns, Time: time.Duration(f.time), PcapPath: f.out.pcap, Stderr: e.stderr})
 	var se *tap.SetupError
 	if errors.As(err, &se) || errors.Is(err, tap.ErrBadOptions) {
 		return usagef("wire: %v", err)

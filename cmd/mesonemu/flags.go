@@ -22,47 +22,47 @@ import (
 	"mesonemu/soc/board"
 )
 
-// flags holds every option; each command registers the groups it reads, so a
-// flag another command takes is refused (args.go) rather than ignored.
-type flags struct {
-	board, driver, phyMode, phyTXDelay, mechanism, kernel, rxWatchdog string
-	dtb                                                               string
-	txDelayNs                                                         optionalInt
-	json                                                              bool
-	expect                                                            string
-	trace                                                             string
-	seed                                                              uint64
-	speed                                                             int
-	// main job
-	duration      durationValue
-	pcModeration  durationValue
-	reverse       bool
-	parallel      int
-	cc            string
-	boardIP, pcIP string
-	counters      bool
-	// linktest
-	frames, size       int
-	payload, direction string
-	// TAP and capture
-	tap, ip, ip6, pcap string
-	// wire
-	boardTap, boardNetns, netns string
-	wireTime                    durationValue
-	// compare, scan, eye
-	seeds, jobs int
-	png, svg    string
-	version     bool
-	tcp         bool // scan: an iperf3 test per cell
-	// scan: the TX skew sweep
-	skewFrom, skewTo, skewStep float64
-	ablate                     ablateFlag
+// Each command owns its options: a struct of its own (in its file), made of
+// the small groups below, bound to its own flag set. Nothing is shared between
+// commands, so every flag keeps the default its command gave it.
 
-	set map[string]bool // the flags the user gave, by name
-}
+// cmdFlags is what every command's options hold: its flag set, to tell a flag
+// the user gave from a default.
+type cmdFlags struct{ fs *pflag.FlagSet }
 
 // given reports whether the user gave the flag.
-func (f *flags) given(name string) bool { return f.set[name] }
+func (c cmdFlags) given(name string) bool { return c.fs.Changed(name) }
+
+// setting: what the device tree, the driver and the PHY say (every command that
+// boots a board).
+type setting struct {
+	board, dtb, driver, phyMode, phyTXDelay, mechanism string
+	txDelayNs                                          optionalInt
+	speed                                              int
+}
+
+// stmmacTuning: how the stmmac driver is tuned and how the MAC's RX watchdog
+// behaves.
+type stmmacTuning struct{ kernel, rxWatchdog string }
+
+// pcFlags: the in-process PC and the stacks' TCP.
+type pcFlags struct {
+	cc            string
+	moderation    durationValue
+	boardIP, pcIP string
+}
+
+// outputFlags: the register trace and the capture of a run.
+type outputFlags struct{ trace, pcap string }
+
+// pictures: the --png and --svg files of eye and scan.
+type pictures struct{ png, svg string }
+
+// defaultTuning is the stmmac tuning of a command that offers none.
+var defaultTuning = stmmacTuning{kernel: stmmacdrv.DefaultTree}
+
+// defaultSeed is the seed of a command that offers none.
+const defaultSeed = 1
 
 // durationValue is a time.Duration flag whose error names the unit it wants
 // ("--time 10" is 10 what?).
@@ -150,13 +150,13 @@ func (a *ablateFlag) Set(v string) error {
 // The flag groups. A command registers the groups whose options it honours.
 
 // addBoardName: which board (every command that boots one).
-func (f *flags) addBoardName(fs *pflag.FlagSet) {
-	fs.StringVar(&f.board, "board", board.Default, "board: "+strings.Join(board.Names(), ", "))
+func addBoardName(fs *pflag.FlagSet, name *string) {
+	fs.StringVar(name, "board", board.Default, "board: "+strings.Join(board.Names(), ", "))
 }
 
 // addSetting: what the device tree, the driver and the PHY say.
-func (f *flags) addSetting(fs *pflag.FlagSet, phyMode bool) {
-	f.addBoardName(fs)
+func (f *setting) add(fs *pflag.FlagSet, phyMode bool) {
+	addBoardName(fs, &f.board)
 	fs.StringVar(&f.dtb, "dtb", "", "a compiled Linux device tree (dtc, make dtbs): it names the board and gives phy-mode, amlogic,tx-delay-ns and the PHY, as Linux reads them")
 	fs.StringVar(&f.driver, "driver", "fixed", "dwmac-meson8b glue driver: pre-fix (Linux <= v5.4) or fixed (v5.5)")
 	fs.Var(&f.txDelayNs, "tx-delay-ns", "amlogic,tx-delay-ns in the device tree, 0..7 (default: the board's DT, 2 ns)")
@@ -170,103 +170,95 @@ func (f *flags) addSetting(fs *pflag.FlagSet, phyMode bool) {
 
 // addStmmac: how the stmmac driver is tuned and how the MAC's RX watchdog
 // behaves (every command whose board moves frames or shows that tuning).
-func (f *flags) addStmmac(fs *pflag.FlagSet) {
+func (f *stmmacTuning) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.kernel, "kernel", stmmacdrv.DefaultTree, "stmmac tuning of this Linux tree (TX coalescing, RX watchdog): "+kernelNames())
-	f.addRXWatchdog(fs)
+	addRXWatchdog(fs, &f.rxWatchdog)
 }
 
 // addRXWatchdog: the silicon's reading of the MAC's RX watchdog.
-func (f *flags) addRXWatchdog(fs *pflag.FlagSet) {
-	fs.StringVar(&f.rxWatchdog, "rx-watchdog", "", "the MAC's RX watchdog where the databook reads two ways: "+
+func addRXWatchdog(fs *pflag.FlagSet, rxWatchdog *string) {
+	fs.StringVar(rxWatchdog, "rx-watchdog", "", "the MAC's RX watchdog where the databook reads two ways: "+
 		sim.RXWatchdogFirst+" (started by the first frame, the default) or "+sim.RXWatchdogReload+
 		" (reloaded by every frame; the board CPU fitted under it); docs/latency.md")
 }
 
-func (f *flags) addTrace(fs *pflag.FlagSet) {
+func (f *outputFlags) addTrace(fs *pflag.FlagSet) {
 	fs.StringVar(&f.trace, "trace", "", "trace: regs prints every guest register access (R/W addr block.REG = value) to stderr")
 }
 
-func (f *flags) addSeed(fs *pflag.FlagSet) {
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the wire's errors and the payloads")
+func addSeed(fs *pflag.FlagSet, seed *uint64) {
+	fs.Uint64Var(seed, "seed", 1, "seed of the wire's errors and the payloads")
 }
 
 // addExpect: the CI verdict a run must reach (exit 1 when it does not).
-func (f *flags) addExpect(fs *pflag.FlagSet) {
-	fs.StringVar(&f.expect, "expect", "", "exit 1 unless the link's verdict is this: clean (no frame lost on the wire), lossy (some lost) or dead (none arrive)")
+func addExpect(fs *pflag.FlagSet, expect *string) {
+	fs.StringVar(expect, "expect", "", "exit 1 unless the link's verdict is this: clean (no frame lost on the wire), lossy (some lost) or dead (none arrive)")
 }
 
 // checkExpect is --expect's usage check.
-func (f *flags) checkExpect() error {
-	switch f.expect {
+func checkExpect(expect string) error {
+	switch expect {
 	case "", perfrun.ClassClean, perfrun.ClassLossy, perfrun.ClassDead:
 		return nil
 	}
-	return usagef("--expect %q: want clean, lossy or dead", f.expect)
+	return usagef("--expect %q: want clean, lossy or dead", expect)
 }
 
 // expectHolds is --expect's outcome: nil when the verdict is the expected
 // one (or none was asked for), else exit status 1 with one line on stderr.
-func (f *flags) expectHolds(stderr io.Writer, class, why string) error {
-	if f.expect == "" || f.expect == class {
+func expectHolds(expect string, stderr io.Writer, class, why string) error {
+	if expect == "" || expect == class {
 		return nil
 	}
-	fmt.Fprintf(stderr, "mesonemu: --expect %s: the link is %s: %s\n", f.expect, class, why)
+	fmt.Fprintf(stderr, "mesonemu: --expect %s: the link is %s: %s\n", expect, class, why)
 	return &exitCode{1}
 }
 
-func (f *flags) addJSON(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.json, "json", false, "print one JSON object (snake_case keys)")
+func addJSON(fs *pflag.FlagSet, json *bool) {
+	fs.BoolVar(json, "json", false, "print one JSON object (snake_case keys)")
 }
 
 // addPC: the in-process PC and the stacks' TCP.
-func (f *flags) addPC(fs *pflag.FlagSet) {
+func (f *pcFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.cc, "cc", "cubic", "TCP congestion control of both stacks: cubic or reno")
-	fs.Var(&f.pcModeration, "pc-rx-moderation", "the PC NIC's interrupt moderation: frames wait up to this long before its stack sees them (e.g. 250us, igb/e1000e at 4000 interrupts/s; default 0: none)")
+	fs.Var(&f.moderation, "pc-rx-moderation", "the PC NIC's interrupt moderation: frames wait up to this long before its stack sees them (e.g. 250us, igb/e1000e at 4000 interrupts/s; default 0: none)")
 	fs.StringVar(&f.boardIP, "board-ip", perfrun.DefaultBoardIP.String(), "board address (in-process)")
 	fs.StringVar(&f.pcIP, "pc-ip", perfrun.DefaultPCIP.String(), "PC address (in-process)")
 }
 
 // addTime: the length of an iperf3 test (the iperf3 command takes iperf3's
 // own -t).
-func (f *flags) addTime(fs *pflag.FlagSet, def time.Duration, usage string) {
-	f.duration = durationValue(def)
-	fs.Var(&f.duration, "time", usage)
+func addTime(fs *pflag.FlagSet, d *durationValue, def time.Duration, usage string) {
+	*d = durationValue(def)
+	fs.Var(d, "time", usage)
 }
 
 // addReverse: the PC sends (the iperf3 command takes iperf3's own -R).
-func (f *flags) addReverse(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.reverse, "reverse", false, "the PC sends and the board receives")
+func addReverse(fs *pflag.FlagSet, reverse *bool) {
+	fs.BoolVar(reverse, "reverse", false, "the PC sends and the board receives")
 }
 
-func (f *flags) addPcap(fs *pflag.FlagSet) {
+func (f *outputFlags) addPcap(fs *pflag.FlagSet) {
 	fs.StringVar(&f.pcap, "pcap", "", "write every frame as it left the wire (FCS included) to this pcapng file")
 }
 
-func (f *flags) addAblate(fs *pflag.FlagSet, usage string) {
-	fs.Var(&f.ablate, "ablate", usage+": "+strings.Join(perfrun.AblationNames(), ", "))
+func addAblate(fs *pflag.FlagSet, a *ablateFlag, usage string) {
+	fs.Var(a, "ablate", usage+": "+strings.Join(perfrun.AblationNames(), ", "))
 	fs.Lookup("ablate").NoOptDefVal = "all"
 }
 
-func (f *flags) addJobs(fs *pflag.FlagSet) {
-	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs at once (the output does not depend on it)")
+func addJobs(fs *pflag.FlagSet, jobs *int) {
+	fs.IntVar(jobs, "jobs", runtime.NumCPU(), "runs at once (the output does not depend on it)")
 }
 
-func (f *flags) addPictures(fs *pflag.FlagSet, what string) {
+func (f *pictures) add(fs *pflag.FlagSet, what string) {
 	fs.StringVar(&f.png, "png", "", "write "+what+" as a PNG picture to this file")
 	fs.StringVar(&f.svg, "svg", "", "write "+what+" as an SVG picture to this file")
 }
 
-func (f *flags) addTAP(fs *pflag.FlagSet) {
-	fs.StringVar(&f.tap, "tap", "", "attach the far end of the cable to this existing Linux TAP device (real time)")
-	fs.StringVar(&f.ip, "ip", "198.18.1.2/24", "board address with --tap")
-	fs.StringVar(&f.ip6, "ip6", "", "board IPv6 address with --tap (default: 2001:2:0:1::2/64 when the iperf3 line uses IPv6)")
-}
-
-// check validates what every command shares; errors become exit status 2.
-func (f *flags) check() error {
-	if _, err := f.simOptions(); err != nil {
-		return err
-	}
+// check refuses a --trace that is not regs and a --pcap file that cannot be
+// written, before anything boots.
+func (f *outputFlags) check() error {
 	if f.trace != "" && f.trace != "regs" {
 		return usagef("--trace %q: the only trace is regs", f.trace)
 	}
@@ -283,8 +275,13 @@ func (f *flags) check() error {
 			_ = os.Remove(f.pcap)
 		}
 	}
-	if f.given("jobs") && (f.jobs < 1 || f.jobs > 1024) {
-		return usagef("--jobs %d: want 1..1024", f.jobs)
+	return nil
+}
+
+// checkJobs is --jobs' range, when given.
+func checkJobs(c cmdFlags, jobs int) error {
+	if c.given("jobs") && (jobs < 1 || jobs > 1024) {
+		return usagef("--jobs %d: want 1..1024", jobs)
 	}
 	return nil
 }
@@ -304,9 +301,11 @@ func unwrapPath(err error) error {
 	return err
 }
 
-func (f *flags) simOptions() (sim.Options, error) {
-	o := sim.Options{Board: f.board, Driver: f.driver, PhyMode: f.phyMode, Seed: f.seed, Speed: f.speed, Kernel: f.kernel,
-		RXWatchdog: f.rxWatchdog, Mechanism: platform.Mechanism(strings.ToUpper(f.mechanism))}
+// simOptions is the machine the setting names, with the stmmac tuning and the
+// seed of the command.
+func (f *setting) simOptions(k stmmacTuning, seed uint64) (sim.Options, error) {
+	o := sim.Options{Board: f.board, Driver: f.driver, PhyMode: f.phyMode, Seed: seed, Speed: f.speed, Kernel: k.kernel,
+		RXWatchdog: k.rxWatchdog, Mechanism: platform.Mechanism(strings.ToUpper(f.mechanism))}
 	if o.Driver == "" {
 		o.Driver = "fixed"
 	}
@@ -333,10 +332,6 @@ func (f *flags) simOptions() (sim.Options, error) {
 	default:
 		return o, usagef("--phy-tx-delay %q: want on or off", f.phyTXDelay)
 	}
-	if pm := time.Duration(f.pcModeration); pm < 0 || pm > time.Second {
-		return o, usagef("--pc-rx-moderation %v: want 0 to 1s", pm)
-	}
-	o.FarEnd.RxDelay = emu.Time(f.pcModeration)
 	if o.Mechanism != platform.MechanismA && o.Mechanism != platform.MechanismB {
 		return o, usagef("--mechanism %q: want A or B", f.mechanism)
 	}
@@ -346,27 +341,26 @@ func (f *flags) simOptions() (sim.Options, error) {
 	return o, nil
 }
 
-func (f *flags) perfOptions() (perfrun.Options, error) {
-	so, err := f.simOptions()
-	if err != nil {
-		return perfrun.Options{}, err
+// perfOptions is an in-process iperf3 run on the machine so, of length d with
+// parallel streams, checked by perfrun.
+func (pc *pcFlags) perfOptions(so sim.Options, d time.Duration, parallel int) (perfrun.Options, error) {
+	if m := time.Duration(pc.moderation); m < 0 || m > time.Second {
+		return perfrun.Options{}, usagef("--pc-rx-moderation %v: want 0 to 1s", m)
 	}
-	d := time.Duration(f.duration)
-	o := perfrun.Options{Sim: so, Duration: d, Reverse: f.reverse, Parallel: f.parallel, CC: f.cc, JSON: f.json, Counters: f.counters}
-	if len(f.ablate.names) == 1 {
-		o.Ablate = f.ablate.names[0]
-	}
+	so.FarEnd.RxDelay = emu.Time(pc.moderation)
+	o := perfrun.Options{Sim: so, Duration: d, Parallel: parallel, CC: pc.cc}
 	// A zero is the runner's default: the command line's zero is refused.
-	for _, err := range []error{perfrun.CheckDuration(d), perfrun.CheckParallel(f.parallel)} {
+	for _, err := range []error{perfrun.CheckDuration(d), perfrun.CheckParallel(parallel)} {
 		if err != nil {
 			return o, optionError(err)
 		}
 	}
-	if o.BoardIP, err = netip.ParsePrefix(f.boardIP); err != nil || !o.BoardIP.Addr().Is4() {
-		return o, usagef("--board-ip %q: want an IPv4 address with prefix, e.g. 198.18.0.2/24", f.boardIP)
+	var err error
+	if o.BoardIP, err = netip.ParsePrefix(pc.boardIP); err != nil || !o.BoardIP.Addr().Is4() {
+		return o, usagef("--board-ip %q: want an IPv4 address with prefix, e.g. 198.18.0.2/24", pc.boardIP)
 	}
-	if o.PCIP, err = netip.ParsePrefix(f.pcIP); err != nil || !o.PCIP.Addr().Is4() {
-		return o, usagef("--pc-ip %q: want an IPv4 address with prefix, e.g. 198.18.0.1/24", f.pcIP)
+	if o.PCIP, err = netip.ParsePrefix(pc.pcIP); err != nil || !o.PCIP.Addr().Is4() {
+		return o, usagef("--pc-ip %q: want an IPv4 address with prefix, e.g. 198.18.0.1/24", pc.pcIP)
 	}
 	if err := o.Validate(); err != nil {
 		return o, optionError(err)
@@ -381,7 +375,7 @@ func optionError(err error) error { return usagef("--%v", err) }
 // readDTB puts the device tree in place of the board name; a tree that is not a
 // DTB, or that asks for what the model cannot honour, is a usage error naming
 // the node and the property.
-func (f *flags) readDTB(o *sim.Options) error {
+func (f *setting) readDTB(o *sim.Options) error {
 	if f.board != board.Default {
 		return usagef("--dtb and --board %s: the device tree names its board", f.board)
 	}

@@ -102,22 +102,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// engineProcs is how many threads run Go code: one per machine that runs at
-// once. An engine runs one piece of emulated code at a time, so a spare thread
-// only adds cross-thread wake-ups to every hand-over (the main job: 2.1 wall s
-// per virtual s on 2 threads, 1.5 on one). The output is the same either way.
-// A TAP run keeps every core: the host's frames are read beside the engine.
-func engineProcs(cmd string, f *flags) int {
-	n := runtime.NumCPU()
-	switch {
-	case cmd == "compare" || cmd == "scan":
-		return min(f.jobs, n)
-	case (cmd == "run" || cmd == "iperf3") && f.tap == "":
-		return 1
-	}
-	return n
-}
-
 // versionLine names the build: module version, VCS revision and Go version,
 // from the build info (`go build` records the revision; `go run` does not).
 func versionLine() string {

@@ -13,20 +13,13 @@ import (
 	"mesonemu/sim"
 )
 
-func (f *flags) boot(stderr io.Writer) (*sim.Sim, error) {
-	so, err := f.simOptions()
-	if err != nil {
-		return nil, err
-	}
-	if f.trace == "regs" {
+// bootDescribed boots the board (its register accesses traced to stderr with
+// trace) and describes what the guest chose.
+func bootDescribed(so sim.Options, trace bool, stderr io.Writer) (*sim.Sim, sim.Description, error) {
+	if trace {
 		so.Trace = stderr
 	}
-	return sim.New(so)
-}
-
-// bootDescribed boots the board and describes what the guest chose.
-func (f *flags) bootDescribed(stderr io.Writer) (*sim.Sim, sim.Description, error) {
-	s, err := f.boot(stderr)
+	s, err := sim.New(so)
 	if err != nil {
 		return nil, sim.Description{}, err
 	}
@@ -115,7 +108,7 @@ func snakeCase(s string) string {
 
 // openCapture starts the --pcap file of an in-process run (timestamps in
 // virtual time since power-on).
-func (f *flags) openCapture(boardName string) (*capture.Capture, error) {
+func (f *outputFlags) openCapture(boardName string) (*capture.Capture, error) {
 	if f.pcap == "" {
 		return nil, nil
 	}
@@ -128,7 +121,7 @@ func (f *flags) openCapture(boardName string) (*capture.Capture, error) {
 
 // closeCapture finishes the file after the run (the machine has stopped) and
 // reports it; runErr, the run's own error, wins.
-func (f *flags) closeCapture(c *capture.Capture, stderr io.Writer, runErr error) error {
+func (f *outputFlags) closeCapture(c *capture.Capture, stderr io.Writer, runErr error) error {
 	if c == nil {
 		return runErr
 	}

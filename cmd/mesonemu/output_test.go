@@ -72,7 +72,7 @@ func TestMesonemuFlagsOfIperf3AreNotIperf3s(t *testing.T) {
 			t.Errorf("iperf3Knows(%q) = false; iperf3 has --%s", name, name)
 		}
 	}
-	e := &env{f: newFlags()}
+	e := &env{}
 	root := newRoot(e)
 	c := subcommand(root, "iperf3")
 	var pulled []string
