@@ -150,12 +150,7 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 			res.Rows = append(res.Rows, row)
 		}
 	}
-	if ctx.Err() != nil {
-		res.Interrupted = true
-		if res.Rows == nil {
-			res.Rows = []AblationRow{}
-		}
-	}
+	res.interrupted(ctx)
 	return res, err
 }
 
@@ -237,5 +232,17 @@ func WriteAblation(w io.Writer, r *AblationResult) {
 			fmt.Fprintf(w, "  %.0f us of path RTT under load (Mathis's rule at the measured loss), or\n", g.ExtraRTTMicros)
 		}
 		fmt.Fprintf(w, "  %.0f retransmission timeouts of %.0f ms in %.0f s (each a lost retransmission or a lost tail)\n", g.RTOStalls, g.MinRTOMillis, r.DurationSec)
+	}
+}
+
+// interrupted marks a result whose runs ctx stopped; its rows are a list
+// even when none finished.
+func (res *AblationResult) interrupted(ctx context.Context) {
+	if ctx.Err() == nil {
+		return
+	}
+	res.Interrupted = true
+	if res.Rows == nil {
+		res.Rows = []AblationRow{}
 	}
 }

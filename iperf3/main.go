@@ -98,46 +98,54 @@ func Main(ctx context.Context, args []string, env Env) int {
 		stdout = f
 	}
 	errStamp := anchorStamps(&cfg, env)
-	switch cfg.Mode {
-	case ModeClient:
-		o := cfg.Client
-		o.Dial, o.DialUDP, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.DialUDP, env.Clock, env.TCPInfo, env.Congestion
-		o.Output, o.Seed, o.Sched, o.SockOpts = stdout, env.Seed, env.Sched, env.SockOpts
-		if _, err := Run(ctx, o); err != nil {
-			var ie *Error
-			switch {
-			case o.JSON:
-			case errors.As(err, &ie) && ie.Interrupted():
-				fmt.Fprintf(stderr, "%siperf3: %s\n", errStamp.at(DefaultTimestampFormat), err)
-			default:
-				// 3.12's iperf_errexit stamps with "%c " whatever the format.
-				fmt.Fprintf(stderr, "%siperf3: error - %s\n", errStamp.at(DefaultTimestampFormat), err)
-			}
-			return 1
-		}
-		return 0
-	default:
-		o := cfg.Server
-		o.Clock, o.ListenUDP, o.TCPInfo, o.Congestion = env.Clock, env.ListenUDP, env.TCPInfo, env.Congestion
-		o.Output, o.ErrOutput, o.Seed, o.Sched, o.SockOpts = stdout, stderr, env.Seed, env.Sched, env.SockOpts
-		if env.Listen == nil {
-			fmt.Fprintf(stderr, "iperf3: error - %s\n", fail(CodeAccept, fmt.Errorf("no listener available")))
-			return 1
-		}
-		ln, err := env.Listen(WithNetwork(ctx, o.Family.network()), o.Port)
-		if err != nil {
-			fmt.Fprintf(stderr, "iperf3: error - unable to start listener for connections: %s\n", err)
-			return 1
-		}
-		if err := Serve(ctx, ln, o); err != nil && ctx.Err() == nil {
-			if o.OneOff {
-				return 1
-			}
-			fmt.Fprintf(stderr, "iperf3: error - %s\n", err)
-			return 1
-		}
-		return 0
+	if cfg.Mode == ModeClient {
+		return mainClient(ctx, cfg, env, stdout, stderr, errStamp)
 	}
+	return mainServer(ctx, cfg, env, stdout, stderr)
+}
+
+// mainClient is Main's iperf3 -c: its exit status.
+func mainClient(ctx context.Context, cfg Config, env Env, stdout, stderr io.Writer, errStamp *lineStamper) int {
+	o := cfg.Client
+	o.Dial, o.DialUDP, o.Clock, o.TCPInfo, o.Congestion = env.Dial, env.DialUDP, env.Clock, env.TCPInfo, env.Congestion
+	o.Output, o.Seed, o.Sched, o.SockOpts = stdout, env.Seed, env.Sched, env.SockOpts
+	if _, err := Run(ctx, o); err != nil {
+		var ie *Error
+		switch {
+		case o.JSON:
+		case errors.As(err, &ie) && ie.Interrupted():
+			fmt.Fprintf(stderr, "%siperf3: %s\n", errStamp.at(DefaultTimestampFormat), err)
+		default:
+			// 3.12's iperf_errexit stamps with "%c " whatever the format.
+			fmt.Fprintf(stderr, "%siperf3: error - %s\n", errStamp.at(DefaultTimestampFormat), err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// mainServer is Main's iperf3 -s: its exit status.
+func mainServer(ctx context.Context, cfg Config, env Env, stdout, stderr io.Writer) int {
+	o := cfg.Server
+	o.Clock, o.ListenUDP, o.TCPInfo, o.Congestion = env.Clock, env.ListenUDP, env.TCPInfo, env.Congestion
+	o.Output, o.ErrOutput, o.Seed, o.Sched, o.SockOpts = stdout, stderr, env.Seed, env.Sched, env.SockOpts
+	if env.Listen == nil {
+		fmt.Fprintf(stderr, "iperf3: error - %s\n", fail(CodeAccept, fmt.Errorf("no listener available")))
+		return 1
+	}
+	ln, err := env.Listen(WithNetwork(ctx, o.Family.network()), o.Port)
+	if err != nil {
+		fmt.Fprintf(stderr, "iperf3: error - unable to start listener for connections: %s\n", err)
+		return 1
+	}
+	if err := Serve(ctx, ln, o); err != nil && ctx.Err() == nil {
+		if o.OneOff {
+			return 1
+		}
+		fmt.Fprintf(stderr, "iperf3: error - %s\n", err)
+		return 1
+	}
+	return 0
 }
 
 // anchorStamps fixes the --timestamps anchor of both roles once, for the
