@@ -238,11 +238,5 @@ func WriteAblation(w io.Writer, r *AblationResult) {
 // interrupted marks a result whose runs ctx stopped; its rows are a list
 // even when none finished.
 func (res *AblationResult) interrupted(ctx context.Context) {
-	if ctx.Err() == nil {
-		return
-	}
-	res.Interrupted = true
-	if res.Rows == nil {
-		res.Rows = []AblationRow{}
-	}
+	markInterrupted(ctx, &res.Interrupted, &res.Rows)
 }

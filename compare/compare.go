@@ -163,12 +163,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // interrupted marks a result whose runs ctx stopped; its rows are a list
 // even when none finished.
 func (res *Result) interrupted(ctx context.Context) {
+	markInterrupted(ctx, &res.Interrupted, &res.Rows)
+}
+
+// markInterrupted sets *flag when ctx has ended, and makes *rows an empty
+// list rather than null in the JSON.
+func markInterrupted[R any](ctx context.Context, flag *bool, rows *[]R) {
 	if ctx.Err() == nil {
 		return
 	}
-	res.Interrupted = true
-	if res.Rows == nil {
-		res.Rows = []Row{}
+	*flag = true
+	if *rows == nil {
+		*rows = []R{}
 	}
 }
 
