@@ -20,12 +20,7 @@ func init() { register(newIperf3Cmd) }
 // iperf3Opts are the iperf3 command's own options; the rest of its
 // command line is iperf3's.
 type iperf3Opts struct {
-	cmdFlags
-	setting
-	stmmacTuning
-	pc       pcFlags
-	out      outputFlags
-	seed     uint64
+	boardRun
 	counters bool
 	tap      tapFlags
 	ablate   ablateFlag
@@ -68,16 +63,10 @@ stderr, iperf3's output to stdout.`,
 		return o.run(e)
 	}
 	fs := c.Flags()
-	o.fs = fs
-	o.setting.add(fs, true)
-	o.stmmacTuning.add(fs)
-	addSeed(fs, &o.seed)
-	o.pc.add(fs)
+	o.boardRun.add(fs)
 	fs.BoolVar(&o.counters, "counters", false, "print the ethtool -S style counters of every stage to stderr after the run (in-process)")
 	o.tap.add(fs)
-	o.out.addPcap(fs)
 	addAblate(fs, &o.ablate, "switch one timing mechanism off (--ablate=NAME; in-process)")
-	o.out.addTrace(fs)
 	return c
 }
 

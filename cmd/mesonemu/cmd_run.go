@@ -13,12 +13,7 @@ import (
 
 // runOpts are the main job's options.
 type runOpts struct {
-	cmdFlags
-	setting
-	stmmacTuning
-	pc       pcFlags
-	out      outputFlags
-	seed     uint64
+	boardRun
 	duration durationValue
 	reverse  bool
 	parallel int
@@ -38,18 +33,12 @@ func newRunCmd(e *env) *cobra.Command {
 		RunE:  func(*cobra.Command, []string) error { return o.run(e) },
 	}
 	fs := c.Flags()
-	o.fs = fs
-	o.setting.add(fs, true)
-	o.stmmacTuning.add(fs)
-	addSeed(fs, &o.seed)
+	o.boardRun.add(fs)
 	addTime(fs, &o.duration, 10*time.Second, "iperf3 test length in virtual time, whole seconds (e.g. 10s)")
 	addReverse(fs, &o.reverse)
 	fs.IntVar(&o.parallel, "parallel", 1, "parallel iperf3 streams")
 	fs.BoolVar(&o.counters, "counters", false, "print the ethtool -S style counters of every stage after the verdict")
-	o.pc.add(fs)
-	o.out.addPcap(fs)
 	addAblate(fs, &o.ablate, "switch one timing mechanism off (--ablate=NAME)")
-	o.out.addTrace(fs)
 	addJSON(fs, &o.json)
 	addExpect(fs, &o.expect)
 	return c

@@ -58,6 +58,27 @@ type outputFlags struct{ trace, pcap string }
 // pictures: the --png and --svg files of eye and scan.
 type pictures struct{ png, svg string }
 
+// boardRun: a run of the board's iperf3 against the in-process PC (run and
+// iperf3): the machine, the PC, the seed and the run's trace and capture.
+type boardRun struct {
+	cmdFlags
+	setting
+	stmmacTuning
+	pc   pcFlags
+	out  outputFlags
+	seed uint64
+}
+
+func (f *boardRun) add(fs *pflag.FlagSet) {
+	f.fs = fs
+	f.setting.add(fs, true)
+	f.stmmacTuning.add(fs)
+	addSeed(fs, &f.seed)
+	f.pc.add(fs)
+	f.out.addPcap(fs)
+	f.out.addTrace(fs)
+}
+
 // defaultTuning is the stmmac tuning of a command that offers none.
 var defaultTuning = stmmacTuning{kernel: stmmacdrv.DefaultTree}
 
