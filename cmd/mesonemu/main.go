@@ -40,8 +40,10 @@ func runProcess(args []string) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
+	// The handler stays until the process exits: with signal.Stop on return,
+	// a signal between it and os.Exit (timeout(1) sends two) would kill the
+	// process by the default action, with no exit status of its own.
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	go func() {
 		s, ok := <-sigs
 		if !ok {
