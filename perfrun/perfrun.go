@@ -243,8 +243,9 @@ func RunReport(ctx context.Context, o Options) (*Report, error) {
 }
 
 // Validate checks the options as Run will take them (zero values are
-// defaults; CheckDuration and CheckParallel refuse a zero too). Its errors name the option in the command line's spelling
-// ("time 1500ms: ..."), so the CLI can put its "--" before them.
+// defaults; CheckDuration and CheckParallel refuse a zero too). Its errors
+// name each option by the flag that sets it ("--time 1.5s: ..."), as the
+// command line, which passes them on, spells it.
 func (o Options) Validate() error {
 	_, err := o.withDefaults()
 	return err
@@ -254,7 +255,7 @@ func (o Options) Validate() error {
 // -t is an integer) from 1 s to an hour.
 func CheckDuration(d time.Duration) error {
 	if d < time.Second || d > time.Hour || d%time.Second != 0 {
-		return fmt.Errorf("time %v: want whole seconds from 1s to 1h", d)
+		return fmt.Errorf("--time %v: want whole seconds from 1s to 1h", d)
 	}
 	return nil
 }
@@ -262,7 +263,7 @@ func CheckDuration(d time.Duration) error {
 // CheckParallel is how many iperf3 streams a test may have.
 func CheckParallel(n int) error {
 	if n < 1 || n > 128 {
-		return fmt.Errorf("parallel %d: want 1..128", n)
+		return fmt.Errorf("--parallel %d: want 1..128", n)
 	}
 	return nil
 }
@@ -285,7 +286,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.CC = "cubic"
 	}
 	if o.CC != "cubic" && o.CC != "reno" {
-		return o, fmt.Errorf("cc %q: want cubic or reno", o.CC)
+		return o, fmt.Errorf("--cc %q: want cubic or reno", o.CC)
 	}
 	if !o.BoardIP.IsValid() {
 		o.BoardIP = DefaultBoardIP
@@ -303,10 +304,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.PCIP = DefaultPCIP
 	}
 	if !o.BoardIP.Addr().Is4() || !o.PCIP.Addr().Is4() {
-		return o, fmt.Errorf("board-ip %v and pc-ip %v: want IPv4 addresses (IPv6 gives both an IPv6 address besides)", o.BoardIP, o.PCIP)
+		return o, fmt.Errorf("--board-ip %v and --pc-ip %v: want IPv4 addresses (IPv6 gives both an IPv6 address besides)", o.BoardIP, o.PCIP)
 	}
 	if o.BoardIP.Masked() != o.PCIP.Masked() || o.BoardIP.Addr() == o.PCIP.Addr() {
-		return o, fmt.Errorf("board-ip %v and pc-ip %v must be two addresses in one subnet", o.BoardIP, o.PCIP)
+		return o, fmt.Errorf("--board-ip %v and --pc-ip %v must be two addresses in one subnet", o.BoardIP, o.PCIP)
 	}
 	return o, nil
 }

@@ -389,9 +389,9 @@ func (pc *pcFlags) perfOptions(so sim.Options, d time.Duration, parallel int) (p
 	return o, nil
 }
 
-// optionError is a runner's refusal of its options as a usage error: the
-// runners name an option as the command line spells it, without the dashes.
-func optionError(err error) error { return usagef("--%v", err) }
+// optionError is a runner's refusal of its options as a usage error (the
+// runner names each option by its flag).
+func optionError(err error) error { return usagef("%v", err) }
 
 // readDTB puts the device tree in place of the board name; a tree that is not a
 // DTB, or that asks for what the model cannot honour, is a usage error naming
