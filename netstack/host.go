@@ -84,12 +84,12 @@ func (h *Host) SegmentQueueDrops() uint64 {
 	return n
 }
 
-// settle is the stack's barrier. gVisor's TCP processes segments in its own
-// processor goroutines; Stack.Pause returns only once every processor has found
-// its endpoint queue empty and parked (tcp/dispatcher.go: a pause request with
-// work queued re-queues itself behind the work), and Resume lets them go again.
-// So after Pause; Resume the stack has done all it will at this instant, and
-// whatever it wrote or woke is already in the engine's queue, in order.
+// settle is the stack's barrier. gVisor's TCP queues received segments to its
+// processors; the stack here runs them inline (a patch to tcp/dispatcher.go),
+// so Stack.Pause does the queued processing on the caller's goroutine, until
+// every queue is empty, and Resume has nothing to do. So after Pause; Resume
+// the stack has done all it will at this instant, and whatever it wrote or
+// woke is already in the engine's queue, in order.
 func (h *Host) settle() {
 	h.mu.Lock()
 	closed := h.closed
@@ -145,6 +145,11 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		// from RandSource.
 		SecureRNG: newSeededReader(cfg.Seeded ^ 0x5ec),
 	})
+	// The barrier does the TCP processing itself, on the engine's goroutine
+	// (docs/engine.md, "Speed"): no processor goroutines to hand off to.
+	if in, ok := s.TransportProtocolInstance(tcp.ProtocolNumber).(interface{ ProcessInline() }); ok {
+		in.ProcessInline()
+	}
 	tcpCfg := LinuxTCP()
 	if cfg.TCP != nil {
 		tcpCfg = *cfg.TCP
