@@ -56,6 +56,10 @@ type Host struct {
 	addr6 netip.Prefix // invalid: no IPv6
 	mtu   uint32       // the link's IP MTU
 	clock *Clock
+	// drain is the barrier's work: the TCP protocol's Pause, which runs the
+	// queued processing inline; nil if the protocol cannot (then the
+	// whole stack's Pause and Resume wait for its processor goroutines).
+	drain func()
 
 	mu     sync.Mutex
 	closed bool
@@ -90,12 +94,19 @@ func (h *Host) SegmentQueueDrops() uint64 {
 // every queue is empty, and Resume has nothing to do. So after Pause; Resume
 // the stack has done all it will at this instant, and whatever it wrote or
 // woke is already in the engine's queue, in order.
+//
+// With the processing inline only TCP's Pause has work (UDP's and Resume's are
+// empty), so settle calls it alone, without the stack's map walks.
 func (h *Host) settle() {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
 	if closed {
 		return // the processors are gone; Pause would wait for them forever
+	}
+	if h.drain != nil {
+		h.drain()
+		return
 	}
 	h.Stack.Pause()
 	h.Stack.Resume()
@@ -147,8 +158,12 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	})
 	// The barrier does the TCP processing itself, on the engine's goroutine
 	// (docs/engine.md, "Speed"): no processor goroutines to hand off to.
-	if in, ok := s.TransportProtocolInstance(tcp.ProtocolNumber).(interface{ ProcessInline() }); ok {
+	if in, ok := s.TransportProtocolInstance(tcp.ProtocolNumber).(interface {
+		ProcessInline()
+		Pause()
+	}); ok {
 		in.ProcessInline()
+		h.drain = in.Pause
 	}
 	tcpCfg := LinuxTCP()
 	if cfg.TCP != nil {
