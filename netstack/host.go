@@ -56,6 +56,10 @@ type Host struct {
 	addr6 netip.Prefix // invalid: no IPv6
 	mtu   uint32       // the link's IP MTU
 	clock *Clock
+	// drain is the barrier's work: the TCP protocol's Pause, which runs the
+	// queued processing inline; nil if the protocol cannot (then the
+	// whole stack's Pause and Resume wait for its processor goroutines).
+	drain func()
 
 	mu     sync.Mutex
 	closed bool
@@ -84,18 +88,25 @@ func (h *Host) SegmentQueueDrops() uint64 {
 	return n
 }
 
-// settle is the stack's barrier. gVisor's TCP processes segments in its own
-// processor goroutines; Stack.Pause returns only once every processor has found
-// its endpoint queue empty and parked (tcp/dispatcher.go: a pause request with
-// work queued re-queues itself behind the work), and Resume lets them go again.
-// So after Pause; Resume the stack has done all it will at this instant, and
-// whatever it wrote or woke is already in the engine's queue, in order.
+// settle is the stack's barrier. gVisor's TCP queues received segments to its
+// processors; the stack here runs them inline (a patch to tcp/dispatcher.go),
+// so Stack.Pause does the queued processing on the caller's goroutine, until
+// every queue is empty, and Resume has nothing to do. So after Pause; Resume
+// the stack has done all it will at this instant, and whatever it wrote or
+// woke is already in the engine's queue, in order.
+//
+// With the processing inline only TCP's Pause has work (UDP's and Resume's are
+// empty), so settle calls it alone, without the stack's map walks.
 func (h *Host) settle() {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
 	if closed {
 		return // the processors are gone; Pause would wait for them forever
+	}
+	if h.drain != nil {
+		h.drain()
+		return
 	}
 	h.Stack.Pause()
 	h.Stack.Resume()
@@ -145,6 +156,15 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		// from RandSource.
 		SecureRNG: newSeededReader(cfg.Seeded ^ 0x5ec),
 	})
+	// The barrier does the TCP processing itself, on the engine's goroutine
+	// (docs/engine.md, "Speed"): no processor goroutines to hand off to.
+	if in, ok := s.TransportProtocolInstance(tcp.ProtocolNumber).(interface {
+		ProcessInline()
+		Pause()
+	}); ok {
+		in.ProcessInline()
+		h.drain = in.Pause
+	}
 	tcpCfg := LinuxTCP()
 	if cfg.TCP != nil {
 		tcpCfg = *cfg.TCP

@@ -64,6 +64,10 @@ func (p *PCNIC) SendLocked(frame []byte) error { return p.nic.SendLocked(frame) 
 // SetTxReady implements FrameNIC.
 func (p *PCNIC) SetTxReady(fn func()) { p.ready = fn }
 
+// GivesFrames implements link.FrameGiver: consume copied each frame, and
+// deliver hands each copy up once.
+func (p *PCNIC) GivesFrames() bool { return true }
+
 // SetReceiver implements FrameNIC.
 func (p *PCNIC) SetReceiver(fn func([]byte)) {
 	p.m.Lock()

@@ -52,15 +52,29 @@ func (e *Ethernet) WritePackets(pkts stack.PacketBufferList) (int, tcpip.Error) 
 	}
 	n := 0
 	for _, pkt := range pkts.AsSlice() {
-		b := make([]byte, 0, pkt.Size())
-		for _, s := range pkt.AsSlices() {
-			b = append(b, s...)
-		}
+		b := flatten(pkt)
 		e.queued++
 		n++
 		_ = e.lower.Transmit(b) // the endpoints below count what they refuse
 	}
 	return n, nil
+}
+
+// flatten copies the packet into a new frame, walking its views in place
+// (PacketBuffer.AsSlices would allocate a slice of them per packet).
+func flatten(pkt *stack.PacketBuffer) []byte {
+	b := make([]byte, 0, pkt.Size())
+	vl, skip := pkt.AsViewList()
+	for v := vl.Front(); v != nil; v = v.Next() {
+		s := v.AsSlice()
+		if skip >= len(s) {
+			skip -= len(s)
+			continue
+		}
+		b = append(b, s[skip:]...)
+		skip = 0
+	}
+	return b
 }
 
 // receive gets each frame from below, after the host's processing.

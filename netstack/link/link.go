@@ -24,8 +24,22 @@ type Endpoint interface {
 	// is room again after ErrBusy.
 	SetTxReady(func())
 	// SetReceiver installs the function that gets every received frame, in
-	// guest context; the slice is only valid during the call.
+	// guest context; the slice is only valid during the call, unless the
+	// endpoint GivesFrames.
 	SetReceiver(func(frame []byte))
+}
+
+// FrameGiver is an endpoint that may hand its received frames over: when
+// GivesFrames says so, the receiver may keep each slice (the card made it for
+// this one call and never touches it again), so it need not copy it.
+type FrameGiver interface {
+	GivesFrames() bool
+}
+
+// GivesFrames reports whether e hands its received frames over.
+func GivesFrames(e Endpoint) bool {
+	g, ok := e.(FrameGiver)
+	return ok && g.GivesFrames()
 }
 
 // TxCompleter is a card that reports when the frames it took are freed (the

@@ -79,6 +79,9 @@ func (a *DelayedAcks) SetTxReady(fn func()) { a.card.SetTxReady(fn) }
 // SetReceiver implements link.Endpoint.
 func (a *DelayedAcks) SetReceiver(fn func([]byte)) { a.card.SetReceiver(fn) }
 
+// GivesFrames implements link.FrameGiver: received frames pass straight up.
+func (a *DelayedAcks) GivesFrames() bool { return link.GivesFrames(a.card) }
+
 // hold decides for one frame the host sends, machine lock held. true: the
 // frame is held back and must not go to the card now.
 func (a *DelayedAcks) hold(frame []byte) bool {

@@ -509,3 +509,6 @@ func (t *tsqFree) SetTxReady(fn func()) { t.card.SetTxReady(fn) }
 
 // SetReceiver implements link.Endpoint.
 func (t *tsqFree) SetReceiver(fn func([]byte)) { t.card.SetReceiver(fn) }
+
+// GivesFrames implements link.FrameGiver: received frames pass straight up.
+func (t *tsqFree) GivesFrames() bool { return link.GivesFrames(t.card) }

@@ -24,6 +24,7 @@ type Softnet struct {
 	m     *emu.Machine
 	cpu   *CPU
 	lower link.Endpoint
+	given bool // the card gives its received frames: no copy
 
 	mu         sync.Mutex
 	up         func([]byte)
@@ -50,7 +51,7 @@ type SoftnetStats struct {
 
 // NewSoftnet puts the core on the card; cpu may be nil.
 func NewSoftnet(m *emu.Machine, cpu *CPU, card link.Endpoint) *Softnet {
-	s := &Softnet{m: m, cpu: cpu, lower: card}
+	s := &Softnet{m: m, cpu: cpu, lower: card, given: link.GivesFrames(card)}
 	s.txEv = m.NewGuestEvent(s.txDone)
 	s.rxEv = m.NewGuestEvent(s.rxDone)
 	s.readyEv = m.NewGuestEvent(s.txReady)
@@ -141,8 +142,8 @@ func (s *Softnet) SetReceiver(fn func([]byte)) {
 	s.mu.Unlock()
 }
 
-// receive is the card's receive callback: copy into the backlog, never
-// block. A frame without a whole Ethernet header never gets that far in Linux
+// receive is the card's receive callback: copy into the backlog (unless the
+// card gives its frames), never block. A frame without a whole Ethernet header never gets that far in Linux
 // (eth_type_trans in the driver), so it takes no backlog slot.
 func (s *Softnet) receive(frame []byte) {
 	s.mu.Lock()
@@ -155,7 +156,10 @@ func (s *Softnet) receive(frame []byte) {
 		s.stats.RxBacklogDrops++
 		return
 	}
-	s.backlog.Push(append([]byte(nil), frame...))
+	if !s.given {
+		frame = append([]byte(nil), frame...)
+	}
+	s.backlog.Push(frame)
 	s.stats.RxQueued++
 	s.pumpRxLocked()
 }

@@ -78,3 +78,66 @@ func TestSoftnetTakesTurns(t *testing.T) {
 		t.Fatalf("Close: %d held; %d sent; want 0 and 3", n, st.TxSent)
 	}
 }
+
+// givingCard is a timedCard that gives its received frames.
+type givingCard struct{ timedCard }
+
+func (*givingCard) GivesFrames() bool { return true }
+
+// sendingCard lets the delayed-ACK model sit on a card; it forwards the
+// card's GivesFrames.
+type sendingCard struct{ link.Endpoint }
+
+func (c sendingCard) SendLocked(f []byte) error { return c.Transmit(f) }
+func (c sendingCard) GivesFrames() bool         { return link.GivesFrames(c.Endpoint) }
+
+// TestSoftnetCopiesOnlyLentFrames: a frame from a card that lends it is
+// copied into the backlog (the card may reuse its buffer once the call
+// returns); one from a card that gives it, also through the delayed-ACK
+// model on the way, goes up as it came.
+func TestSoftnetCopiesOnlyLentFrames(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		give     bool
+		delayed  bool
+		wantSame bool
+	}{
+		{"lent", false, false, false},
+		{"given", true, false, true},
+		{"given, through the delayed ACKs", true, true, true},
+		{"lent, through the delayed ACKs", false, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := emu.NewMachine(1)
+			tc := &timedCard{m: m}
+			var card link.Endpoint = tc
+			if c.give {
+				gc := &givingCard{timedCard{m: m}}
+				tc, card = &gc.timedCard, gc
+			}
+			if c.delayed {
+				a, err := NewDelayedAcks(m, 1500, sendingCard{card})
+				if err != nil {
+					t.Fatal(err)
+				}
+				card = a
+			}
+			s := NewSoftnet(m, nil, card)
+			var up [][]byte
+			s.SetReceiver(func(f []byte) { up = append(up, f) })
+			frame := make([]byte, 100)
+			tc.recv(frame)
+			frame[0] = 0xff // the card reuses its buffer
+			m.Advance(emu.Microsecond)
+			if len(up) != 1 {
+				t.Fatalf("%d frames went up, want 1", len(up))
+			}
+			if same := &up[0][0] == &frame[0]; same != c.wantSame {
+				t.Fatalf("frame went up as the card's own slice: %v, want %v", same, c.wantSame)
+			}
+			if want := byte(0); !c.wantSame && up[0][0] != want {
+				t.Fatalf("copied frame's first byte %#x, want %#x", up[0][0], want)
+			}
+		})
+	}
+}

@@ -98,8 +98,11 @@ type processor struct {
 	newEndpointWaker sleep.Waker   `state:"nosave"`
 	closeWaker       sleep.Waker   `state:"nosave"`
 	pauseWaker       sleep.Waker   `state:"nosave"`
-	pauseChan        chan struct{} `state:"nosave"`
-	resumeChan       chan struct{} `state:"nosave"`
+	// inline: no goroutine runs this processor; the dispatcher's pause
+	// processes its queue (see dispatcher.processInline).
+	inline     bool          `state:"nosave"`
+	pauseChan  chan struct{} `state:"nosave"`
+	resumeChan chan struct{} `state:"nosave"`
 }
 
 func (p *processor) close() {
@@ -111,7 +114,9 @@ func (p *processor) close() {
 func (p *processor) queueEndpoint(ep *Endpoint) {
 	// Queue an endpoint for processing by the processor goroutine.
 	p.epQ.enqueue(ep)
-	p.newEndpointWaker.Assert()
+	if !p.inline {
+		p.newEndpointWaker.Assert()
+	}
 }
 
 // deliverAccepted delivers a passively connected endpoint to the accept queue
@@ -331,44 +336,56 @@ func (p *processor) start(wg *sync.WaitGroup) {
 				<-p.resumeChan
 			}
 		case w == &p.newEndpointWaker:
-			for {
-				ep := p.epQ.dequeue()
-				if ep == nil {
-					break
-				}
-				if ep.segmentQueue.empty() {
-					continue
-				}
-				switch state := ep.EndpointState(); {
-				case state.connecting():
-					handleConnecting(ep)
-				case state.connected() && state != StateTimeWait:
-					handleConnected(ep)
-				case state == StateTimeWait:
-					handleTimeWait(ep)
-				case state == StateListen:
-					handleListen(ep)
-				case state == StateError || state == StateClose:
-					// Try to redeliver any still queued
-					// packets to another endpoint or send a
-					// RST if it can't be delivered.
-					ep.mu.Lock()
-					if st := ep.EndpointState(); st == StateError || st == StateClose {
-						ep.drainClosingSegmentQueue()
-					}
-					ep.mu.Unlock()
-				default:
-					panic(fmt.Sprintf("unexpected tcp state in processor: %v", state))
-				}
-				// If there are more segments to process and the
-				// endpoint lock is not held by user then
-				// requeue this endpoint for processing.
-				if !ep.segmentQueue.empty() && !ep.isOwnedByUser() {
-					p.epQ.enqueue(ep)
-				}
-			}
+			p.processQueued()
 		}
 	}
+}
+
+// processQueued does the TCP processing of every endpoint queued to p, on
+// the processor's goroutine.
+func (p *processor) processQueued() {
+	for {
+		ep := p.epQ.dequeue()
+		if ep == nil {
+			break
+		}
+		if processEndpoint(ep) {
+			p.epQ.enqueue(ep)
+		}
+	}
+}
+
+// processEndpoint does the TCP processing of one endpoint's queued segments
+// on the caller's goroutine, and says whether the endpoint has more to do.
+func processEndpoint(ep *Endpoint) bool {
+	if ep.segmentQueue.empty() {
+		return false
+	}
+	switch state := ep.EndpointState(); {
+	case state.connecting():
+		handleConnecting(ep)
+	case state.connected() && state != StateTimeWait:
+		handleConnected(ep)
+	case state == StateTimeWait:
+		handleTimeWait(ep)
+	case state == StateListen:
+		handleListen(ep)
+	case state == StateError || state == StateClose:
+		// Try to redeliver any still queued
+		// packets to another endpoint or send a
+		// RST if it can't be delivered.
+		ep.mu.Lock()
+		if st := ep.EndpointState(); st == StateError || st == StateClose {
+			ep.drainClosingSegmentQueue()
+		}
+		ep.mu.Unlock()
+	default:
+		panic(fmt.Sprintf("unexpected tcp state in processor: %v", state))
+	}
+	// If there are more segments to process and the
+	// endpoint lock is not held by user then
+	// requeue this endpoint for processing.
+	return !ep.segmentQueue.empty() && !ep.isOwnedByUser()
 }
 
 // pause pauses the processor loop.
@@ -400,6 +417,10 @@ type dispatcher struct {
 	paused bool
 	// +checklocks:mu
 	closed bool
+	// +checklocks:mu
+	inline bool
+	// again holds processAll's endpoints to requeue (pause's caller only).
+	again []*Endpoint `state:"nosave"`
 }
 
 // init initializes a dispatcher and starts the main loop for all the processors
@@ -521,6 +542,14 @@ func (d *dispatcher) selectProcessor(id stack.TransportEndpointID) *processor {
 // pause pauses a dispatcher and all its processor goroutines.
 func (d *dispatcher) pause() {
 	d.mu.Lock()
+	if d.inline {
+		closed := d.closed
+		d.mu.Unlock()
+		if !closed {
+			d.processAll()
+		}
+		return
+	}
 	d.paused = true
 	d.mu.Unlock()
 	for i := range d.processors {
@@ -566,4 +595,51 @@ func (j jenkinsHasher) hash(id stack.TransportEndpointID) uint32 {
 	h.Write(id.LocalAddress.AsSlice())
 	h.Write(id.RemoteAddress.AsSlice())
 	return h.Sum32()
+}
+
+// processInline stops the processor goroutines: from here segments wait in
+// their processors' queues until pause, which does their processing on its
+// caller's goroutine. Stack.Pause then costs no goroutine hand-off, and the
+// processing runs exactly where a paused dispatcher would have waited for it.
+func (d *dispatcher) processInline() {
+	d.close()
+	d.wait()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = false
+	d.inline = true
+	for i := range d.processors {
+		d.processors[i].inline = true
+	}
+}
+
+// maxInlinePasses bounds processAll: an endpoint whose lock is held
+// elsewhere stays queued for the next pause instead of spinning.
+const maxInlinePasses = 1 << 16
+
+// processAll processes the processors' queues, in processor order, pass by
+// pass, until all are empty: an endpoint with more to do goes back to its
+// queue after the pass, as a processor goroutine would requeue it.
+func (d *dispatcher) processAll() {
+	for pass := 0; pass < maxInlinePasses; pass++ {
+		idle := true
+		for i := range d.processors {
+			p := &d.processors[i]
+			again := d.again[:0]
+			for ep := p.epQ.dequeue(); ep != nil; ep = p.epQ.dequeue() {
+				idle = false
+				if processEndpoint(ep) {
+					again = append(again, ep)
+				}
+			}
+			for j, ep := range again {
+				p.epQ.enqueue(ep)
+				again[j] = nil
+			}
+			d.again = again[:0]
+		}
+		if idle {
+			return
+		}
+	}
 }

@@ -545,6 +545,12 @@ func (p *protocol) Pause() {
 	p.dispatcher.pause()
 }
 
+// ProcessInline makes the protocol process segments on the goroutine that
+// calls Stack.Pause, instead of on its processor goroutines.
+func (p *protocol) ProcessInline() {
+	p.dispatcher.processInline()
+}
+
 // Resume implements stack.TransportProtocol.Resume.
 func (p *protocol) Resume() {
 	p.dispatcher.resume()

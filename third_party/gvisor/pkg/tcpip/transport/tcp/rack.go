@@ -379,6 +379,13 @@ func (rc *rackControl) detectLoss(rcvTime tcpip.MonotonicTime) int {
 	var timeout time.Duration
 	numLost := 0
 	for seg := rc.snd.writeList.Front(); seg != nil && seg.xmitCount != 0; seg = seg.Next() {
+		// First transmissions go out in sequence order, so once one was sent
+		// after the RACK segment, every later segment was too (a
+		// retransmission is later still) and none can be lost or counted
+		// lost: stop, instead of walking the whole window on every ACK.
+		if seg.xmitCount == 1 && seg.xmitTime.After(rc.XmitTime) {
+			break
+		}
 		if rc.snd.ep.scoreboard.IsSACKED(seg.sackBlock()) {
 			continue
 		}
