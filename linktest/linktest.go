@@ -9,6 +9,7 @@
 package linktest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"mesonemu/emu"
 	"mesonemu/ether"
 	"mesonemu/farend"
+	"mesonemu/linkclass"
 	"mesonemu/linux/stmmac"
 	"mesonemu/platform"
 	"mesonemu/rgmiiwire"
@@ -25,12 +27,28 @@ import (
 	dwmac "mesonemu/stmmac"
 )
 
-// Options choose the traffic.
+// Payloads and directions of Options.
+const (
+	PayloadRandom = "random" // as iperf3 sends
+	PayloadZeros  = "zeros"
+	DirectionTX   = "tx" // board to PC
+	DirectionRX   = "rx" // PC to board
+	DirectionBoth = "both"
+)
+
+// Defaults of Options' zero values.
+const (
+	DefaultFrames = 100_000
+	DefaultSize   = MaxSize
+)
+
+// Options choose the traffic. Zero values are the defaults: DefaultFrames
+// frames of DefaultSize bytes, random payload, both directions.
 type Options struct {
 	Frames    int    // per direction
 	Size      int    // frame length without FCS, 60..1514
-	Payload   string // "random" (iperf3-like) or "zeros"
-	Direction string // "tx", "rx" or "both"
+	Payload   string // PayloadRandom (iperf3-like) or PayloadZeros
+	Direction string // DirectionTX, DirectionRX or DirectionBoth
 	// Taps see every frame as it left the wire (pcap capture).
 	Taps []platform.Tap
 }
@@ -42,7 +60,24 @@ const (
 	MaxSize   = 1514
 )
 
-// Validate checks the options.
+// WithDefaults fills the zero values.
+func (o Options) WithDefaults() Options {
+	if o.Frames == 0 {
+		o.Frames = DefaultFrames
+	}
+	if o.Size == 0 {
+		o.Size = DefaultSize
+	}
+	if o.Payload == "" {
+		o.Payload = PayloadRandom
+	}
+	if o.Direction == "" {
+		o.Direction = DirectionBoth
+	}
+	return o
+}
+
+// Validate checks the options (after WithDefaults).
 func (o Options) Validate() error {
 	if o.Frames < 1 || o.Frames > MaxFrames {
 		return fmt.Errorf("frames %d: want 1..%d", o.Frames, MaxFrames)
@@ -101,18 +136,23 @@ func (d *DirResult) settle() {
 
 // Result is a whole run.
 type Result struct {
-	Board       string     `json:"board"`
-	Driver      string     `json:"driver"`
-	PhyMode     string     `json:"phy_mode"`
-	TxDelayNs   uint32     `json:"tx_delay_ns"`
-	Seed        uint64     `json:"seed"`
-	Speed       int        `json:"speed_mbps"`
-	Size        int        `json:"size"`
-	Payload     string     `json:"payload"`
-	TX          *DirResult `json:"tx,omitempty"`
-	RX          *DirResult `json:"rx,omitempty"`
-	VirtualSecs float64    `json:"virtual_seconds"`
-	WallSecs    float64    `json:"wall_seconds"`
+	Board     string     `json:"board"`
+	Driver    string     `json:"driver"`
+	PhyMode   string     `json:"phy_mode"`
+	TxDelayNs uint32     `json:"tx_delay_ns"`
+	Seed      uint64     `json:"seed"`
+	Speed     int        `json:"speed_mbps"`
+	Size      int        `json:"size"`
+	Payload   string     `json:"payload"`
+	TX        *DirResult `json:"tx,omitempty"`
+	RX        *DirResult `json:"rx,omitempty"`
+	// Verdict classes the link from the frames lost per direction.
+	Verdict     linkclass.Verdict `json:"verdict"`
+	VirtualSecs float64           `json:"virtual_seconds"`
+	WallSecs    float64           `json:"wall_seconds"`
+	// Interrupted: the context ended the run early; the counts are what it
+	// had measured, frames still on their way booked as in flight.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // EtherType of the test frames: IEEE 802 local experimental 1.
@@ -138,8 +178,10 @@ func makeFrame(buf []byte, dst, src ether.MAC, rng *rand.Rand, zeros bool) {
 // still unaccounted for: a modelling bug, reported rather than hidden.
 var ErrStuck = errors.New("linktest: frames unaccounted for and nothing left to run")
 
-// Run boots a board and runs the test.
-func Run(so sim.Options, o Options) (*Result, error) {
+// Run boots a board and runs the test. When ctx ends first it returns what
+// was measured so far (Result.Interrupted) with ctx's error.
+func Run(ctx context.Context, so sim.Options, o Options) (*Result, error) {
+	o = o.WithDefaults()
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -148,15 +190,15 @@ func Run(so sim.Options, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return run(s, o, wallStart)
+	return run(ctx, s, o, wallStart)
 }
 
-func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
+func run(ctx context.Context, s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 	for _, t := range o.Taps {
 		s.Hardware().AddTap(t)
 	}
 	res := newResult(s, o)
-	r := &runner{s: s, o: o, doTX: o.Direction == "tx" || o.Direction == "both", doRX: o.Direction == "rx" || o.Direction == "both"}
+	r := &runner{ctx: ctx, s: s, o: o, doTX: o.Direction == "tx" || o.Direction == "both", doRX: o.Direction == "rx" || o.Direction == "both"}
 	s.Guest.MAC.SetReceiver(func([]byte) { r.boardRx++ })
 	s.Machine().Lock()
 	s.Hardware().FarEnd().SetConsumer(func([]byte) { r.farRx++ })
@@ -164,18 +206,45 @@ func run(s *sim.Sim, o Options, wallStart time.Time) (*Result, error) {
 
 	start := s.Machine().VirtualNow()
 	base := readCounters(s)
-	if err := r.send(); err != nil {
-		return nil, err
+	err := r.send()
+	if err == nil {
+		res.TX, res.RX, err = r.drain(base)
 	}
-	var err error
-	res.TX, res.RX, err = r.drain(base)
-	if err != nil {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		res.TX, res.RX = r.account(base)
+		res.Interrupted = true
+	} else if err != nil {
 		return res, err
 	}
 	r.predict(res)
+	res.Verdict = verdict(res.TX, res.RX)
 	res.VirtualSecs = (s.Machine().VirtualNow() - start).Seconds()
 	res.WallSecs = time.Since(wallStart).Seconds()
-	return res, nil
+	return res, err
+}
+
+// verdict classes the link by the frames lost in each direction tested
+// (frames still in flight are not lost).
+func verdict(tx, rx *DirResult) linkclass.Verdict {
+	loss := func(d *DirResult) linkclass.DirectionLoss {
+		if d == nil {
+			return linkclass.DirectionLoss{}
+		}
+		return linkclass.DirectionLoss{Sent: d.Sent - d.InFlight, Lost: d.Sent - d.Received - d.InFlight}
+	}
+	return linkclass.Judge(loss(tx), loss(rx))
+}
+
+// account books both directions as they stand.
+func (r *runner) account(base counters) (tx, rx *DirResult) {
+	now := readCounters(r.s)
+	if r.doTX {
+		tx = txAccount(r.txQueued, r.farRx, now, base)
+	}
+	if r.doRX {
+		rx = rxAccount(r.rxQueued, r.boardRx, now, base)
+	}
+	return tx, rx
 }
 
 func newResult(s *sim.Sim, o Options) *Result {
@@ -193,6 +262,7 @@ func newResult(s *sim.Sim, o Options) *Result {
 // runner is one test's traffic: what it queued per direction and what
 // arrived at each end.
 type runner struct {
+	ctx                context.Context
 	s                  *sim.Sim
 	o                  Options
 	doTX, doRX         bool
@@ -210,7 +280,10 @@ func (r *runner) send() error {
 	txFrame := make([]byte, r.o.Size)
 	rxFrame := make([]byte, r.o.Size)
 	frames := uint64(r.o.Frames)
-	for (r.doTX && r.txQueued < frames) || (r.doRX && r.rxQueued < frames) {
+	for n := 0; (r.doTX && r.txQueued < frames) || (r.doRX && r.rxQueued < frames); n++ {
+		if n%4096 == 0 && r.ctx.Err() != nil {
+			return r.ctx.Err()
+		}
 		progress := false
 		if r.doTX && r.txQueued < frames {
 			makeFrame(txFrame, platform.FarEndMAC, r.s.Board.MAC, rng, zeros)
@@ -248,15 +321,11 @@ func (r *runner) send() error {
 func (r *runner) drain(base counters) (tx, rx *DirResult, err error) {
 	m := r.s.Machine()
 	deadline := m.VirtualNow() + 10*emu.Second
-	for {
-		now := readCounters(r.s)
-		tx, rx = nil, nil
-		if r.doTX {
-			tx = txAccount(r.txQueued, r.farRx, now, base)
+	for n := 0; ; n++ {
+		if n%4096 == 0 && r.ctx.Err() != nil {
+			return nil, nil, r.ctx.Err()
 		}
-		if r.doRX {
-			rx = rxAccount(r.rxQueued, r.boardRx, now, base)
-		}
+		tx, rx = r.account(base)
 		if (tx == nil || tx.InFlight == 0) && (rx == nil || rx.InFlight == 0) {
 			return tx, rx, nil
 		}
@@ -288,7 +357,7 @@ func (c counters) sub(base counters) counters {
 func txAccount(sent, received uint64, now, base counters) *DirResult {
 	d := now.sub(base)
 	path, mac, ns, ds := d.path, d.mac, d.nic, d.drv
-	tx := &DirResult{Direction: "tx", Sent: sent, Received: received}
+	tx := &DirResult{Direction: "tx", Sent: sent, Received: received, Drops: []Drop{}}
 	add := tx.addDrop
 	tx.CRCErrors = ns.RxCRCErrors
 	add("far end: bad FCS (rx_crc_errors)", tx.CRCErrors)
@@ -310,7 +379,7 @@ func txAccount(sent, received uint64, now, base counters) *DirResult {
 func rxAccount(sent, received uint64, now, base counters) *DirResult {
 	d := now.sub(base)
 	path, mac, ds := d.path, d.mac, d.drv
-	rx := &DirResult{Direction: "rx", Sent: sent, Received: received}
+	rx := &DirResult{Direction: "rx", Sent: sent, Received: received, Drops: []Drop{}}
 	add := rx.addDrop
 	rx.CRCErrors = mac.RxDroppedCRC
 	add("board MAC: bad FCS (mmc_rx_crc_error)", rx.CRCErrors)

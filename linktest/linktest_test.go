@@ -1,6 +1,7 @@
 package linktest
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestOutcomeMatrix(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			so := c.so
 			so.Seed = 1
-			r, err := Run(so, Options{Frames: frames, Size: 1514, Payload: "random", Direction: "both"})
+			r, err := Run(context.Background(), so, Options{Frames: frames, Size: 1514, Payload: "random", Direction: "both"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func TestOutcomeMatrix(t *testing.T) {
 // and another seed a different number.
 func TestSeedsReproduce(t *testing.T) {
 	run := func(seed uint64) uint64 {
-		r, err := Run(sim.Options{Driver: "pre-fix", TxDelayNs: u32(4), Seed: seed}, Options{Frames: 30_000, Size: 1514, Payload: "random", Direction: "tx"})
+		r, err := Run(context.Background(), sim.Options{Driver: "pre-fix", TxDelayNs: u32(4), Seed: seed}, Options{Frames: 30_000, Size: 1514, Payload: "random", Direction: "tx"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +91,7 @@ func TestSeedsReproduce(t *testing.T) {
 // TestZeroPayloadLosesLess: errors need data transitions, so all-zero frames
 // (transitions only in the header and FCS) break far less often than random ones.
 func TestZeroPayloadLosesLess(t *testing.T) {
-	r, err := Run(sim.Options{Driver: "pre-fix", TxDelayNs: u32(4), Seed: 1}, Options{Frames: 50_000, Size: 1514, Payload: "zeros", Direction: "tx"})
+	r, err := Run(context.Background(), sim.Options{Driver: "pre-fix", TxDelayNs: u32(4), Seed: 1}, Options{Frames: 50_000, Size: 1514, Payload: "zeros", Direction: "tx"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package linktest
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"mesonemu/emu"
@@ -38,7 +39,7 @@ func TestTapSeesEachFrameBeforeAndAfterTheWire(t *testing.T) {
 			bad = append(bad, fr.Dir.String()+": FCS after the wire disagrees with the wire's result")
 		}
 	}
-	r, err := Run(sim.Options{Driver: "pre-fix", TxDelayNs: u32(4), Seed: 1},
+	r, err := Run(context.Background(), sim.Options{Driver: "pre-fix", TxDelayNs: u32(4), Seed: 1},
 		Options{Frames: frames, Size: 1514, Payload: "random", Direction: "both", Taps: []platform.Tap{tap}})
 	if err != nil {
 		t.Fatal(err)

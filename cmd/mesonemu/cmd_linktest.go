@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,7 @@ type linktestOpts struct {
 	payload, direction string
 	out                outputFlags
 	json               bool
+	expect             string
 }
 
 func newLinktestCmd(e *env) *cobra.Command {
@@ -40,6 +42,7 @@ func newLinktestCmd(e *env) *cobra.Command {
 	f.out.addPcap(fs)
 	f.out.addTrace(fs)
 	addJSON(fs, &f.json)
+	addExpect(fs, &f.expect)
 	return c
 }
 
@@ -67,6 +70,9 @@ func (f *linktestOpts) run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := checkExpect(f.expect); err != nil {
+		return err
+	}
 	if f.out.trace == "regs" {
 		so.Trace = e.stderr
 	}
@@ -77,20 +83,26 @@ func (f *linktestOpts) run(e *env) error {
 	if capt != nil {
 		lo.Taps = append(lo.Taps, capt.Tap)
 	}
-	// linktest has no context: on Ctrl-C the command returns at once and the
-	// process exits with the run unfinished.
-	var r *linktest.Result
-	err = untilDone(e.ctx, func() error {
-		var err error
-		r, err = linktest.Run(so, lo)
-		return err
-	})
-	if err := f.out.closeCapture(capt, e.stderr, err); err != nil {
+	// Interrupted, the run returns what it measured with the context's error:
+	// it is printed, then the error makes the exit status 130 or 143.
+	r, err := linktest.Run(e.ctx, so, lo)
+	if err := f.out.closeCapture(capt, e.stderr, err); err != nil && (r == nil || !r.Interrupted) {
 		return err
 	}
 	if f.json {
-		return writeJSON(stdout, r)
+		if err := writeJSON(stdout, r); err != nil {
+			return err
+		}
+	} else {
+		writeLinktest(stdout, r, lo)
 	}
+	if e.ctx.Err() != nil {
+		return e.ctx.Err()
+	}
+	return expectHolds(f.expect, e.stderr, r.Verdict.Class, r.Verdict.Why)
+}
+
+func writeLinktest(stdout io.Writer, r *linktest.Result, lo linktest.Options) {
 	fmt.Fprintf(stdout, "linktest: %s, driver %s, phy-mode %s, tx-delay %d ns, %d Mbit/s, seed %d\n", r.Board, r.Driver, r.PhyMode, r.TxDelayNs, r.Speed, r.Seed)
 	fmt.Fprintf(stdout, "%d frames of %d bytes (+4 FCS), %s payload, per direction\n", lo.Frames, r.Size, r.Payload)
 	for _, d := range []*linktest.DirResult{r.TX, r.RX} {
@@ -106,8 +118,11 @@ func (f *linktestOpts) run(e *env) error {
 		fmt.Fprintf(stdout, "  measured loss  %.4f %%\n  predicted loss %.4f %% (%s)\n", 100*d.MeasuredLoss, 100*d.PredictedLoss, sigmaNote(d))
 		fmt.Fprintf(stdout, "  timing budget:\n%s\n", indent(d.Budget.String(), "    "))
 	}
+	fmt.Fprintf(stdout, "\nverdict: %s: %s\n", r.Verdict.Class, r.Verdict.Why)
+	if r.Interrupted {
+		fmt.Fprintf(stdout, "interrupted: the counts above are what was measured; frames on their way are in flight\n")
+	}
 	fmt.Fprintf(stdout, "\n%.3f s of virtual time in %.2f s\n", r.VirtualSecs, r.WallSecs)
-	return nil
 }
 
 func sigmaNote(d *linktest.DirResult) string {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,19 +24,6 @@ func bootDescribed(so sim.Options, trace bool, stderr io.Writer) (*sim.Sim, sim.
 	}
 	d, err := s.Describe()
 	return s, d, err
-}
-
-// untilDone runs fn, a run without a context, and returns its error, or
-// ctx's as soon as ctx ends (the run is left to the process's exit).
-func untilDone(ctx context.Context, fn func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // writeJSON prints v indented. Every key is snake_case: an object key in Go's
