@@ -127,6 +127,14 @@ type sender struct {
 	// window probes.
 	unackZeroWindowProbes uint32 `state:"nosave"`
 
+	// cwndLimited, maxOutstanding and cwndUsageSeq are Linux's
+	// is_cwnd_limited, max_packets_out and cwnd_usage_seq
+	// (tcp_cwnd_validate): whether the flow used its cwnd over the last
+	// window of data, so that cwnd grows only when it did (RFC 7661).
+	cwndLimited    bool         `state:"nosave"`
+	maxOutstanding int          `state:"nosave"`
+	cwndUsageSeq   seqnum.Value `state:"nosave"`
+
 	// writeNext is the next segment to write that hasn't already been
 	// written, i.e. the first payload starting at SND.NXT.
 	writeNext *segment
@@ -1144,8 +1152,35 @@ func (s *sender) sendData() {
 		s.Outstanding += s.pCount(seg, s.MaxPayloadSize)
 		s.updateWriteNext(seg.Next())
 	}
+	if limited := s.Outstanding >= s.SndCwnd; dataSent || limited {
+		s.validateCwnd(limited)
+	}
 
 	s.postXmit(dataSent, true /* shouldScheduleProbe */)
+}
+
+// validateCwnd records how much of cwnd the flow uses, as Linux's
+// tcp_cwnd_validate: the strongest signal over the last window of data.
+//
+// +checklocks:s.ep.mu
+func (s *sender) validateCwnd(limited bool) {
+	if !s.SndUna.LessThan(s.cwndUsageSeq) || limited || (!s.cwndLimited && s.Outstanding > s.maxOutstanding) {
+		s.cwndLimited = limited
+		s.maxOutstanding = s.Outstanding
+		s.cwndUsageSeq = s.SndNxt
+	}
+}
+
+// isCwndLimited is Linux's tcp_is_cwnd_limited: in slow start, cwnd may
+// grow to twice what was in flight; in congestion avoidance only while
+// the flow was limited by cwnd.
+//
+// +checklocks:s.ep.mu
+func (s *sender) isCwndLimited() bool {
+	if s.SndCwnd < s.Ssthresh {
+		return s.SndCwnd < 2*s.maxOutstanding
+	}
+	return s.cwndLimited
 }
 
 // +checklocks:s.ep.mu
@@ -1752,7 +1787,9 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 		// If we are not in fast recovery then update the congestion
 		// window based on the number of acknowledged packets.
 		if !s.FastRecovery.Active {
-			s.cc.Update(originalOutstanding-s.Outstanding, bestRTT, rcvdSeg.rcvdTime)
+			if s.isCwndLimited() {
+				s.cc.Update(originalOutstanding-s.Outstanding, bestRTT, rcvdSeg.rcvdTime)
+			}
 			if s.FastRecovery.Last.LessThan(s.SndUna) {
 				s.state = tcpip.Open
 				// Update RACK when we are exiting fast or RTO
