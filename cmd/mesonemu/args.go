@@ -11,105 +11,31 @@ import (
 	"mesonemu/iperf3"
 )
 
-// passThrough are first words cobra answers itself (help, shell completion).
-var passThrough = map[string]bool{"help": true, "completion": true,
-	cobra.ShellCompRequestCmd: true, cobra.ShellCompNoDescRequestCmd: true}
-
 // hints say where a flag that a command refuses does apply, when the generic
 // "applies to" list is not the whole story.
 var hints = map[string]map[string]string{
 	"run": {
 		"tap": "the main job runs against the in-process PC; over a TAP the board runs iperf3: `mesonemu --tap NAME iperf3 -c HOST` or `iperf3 -s`",
 	},
-	"iperf3": {
-		"time":     "give iperf3's own -t after the command: `mesonemu iperf3 -c HOST -t 3`",
-		"reverse":  "give iperf3's own -R after the command: `mesonemu iperf3 -c HOST -R`",
-		"parallel": "give iperf3's own -P after the command: `mesonemu iperf3 -c HOST -P 2`",
-		"json":     "give iperf3's own -J after the command: `mesonemu iperf3 -c HOST -J`",
-	},
 }
 
-// arrange puts the command word first and checks every flag against that
-// command's own flag set, so that flags may stand before or after the command
-// (as they always could) while each command parses only its own. Everything
-// after "iperf3" belongs to that command, which parses its arguments itself
-// (cobra's DisableFlagParsing): arrange passes them on after a "--" that ends
-// the flags it placed.
-func arrange(root *cobra.Command, args []string) (final []string, err error) {
-	if len(args) > 0 && passThrough[args[0]] {
-		return args, nil
+// noArgs is cobra.NoArgs with the CLI's own messages: a word that is no
+// command, a word after a command, and --ablate given its names after a
+// space (it has a bare form, so the next word is not its value).
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
 	}
-	known := allFlags(root)
-	var cmd *cobra.Command
-	var given, flagArgs, iperf3Args []string // given: flag names, in order
-	version := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			if i+1 < len(args) {
-				return nil, usagef("unexpected argument %q", args[i+1])
-			}
-			break
-		}
-		if strings.HasPrefix(a, "-") && a != "-" {
-			tok, name, hasValue := normalise(a)
-			switch fl := known[name]; {
-			case name == "h" || name == "help":
-				flagArgs = append(flagArgs, "--help")
-			case fl == nil:
-				return nil, unknownFlag(root, cmd, name)
-			case name == "version":
-				version = true
-			default:
-				given = append(given, name)
-				flagArgs = append(flagArgs, tok)
-				if !hasValue && fl.NoOptDefVal == "" && i+1 < len(args) {
-					i++
-					flagArgs = append(flagArgs, args[i])
-				}
-			}
-			continue
-		}
-		if len(flagArgs) > 0 && flagArgs[len(flagArgs)-1] == "--ablate" {
-			return nil, usagef("--ablate takes its names after '=': --ablate=%s", a)
-		}
-		if cmd != nil {
-			return nil, usagef("unexpected argument %q after command %q", a, cmd.Name())
-		}
-		if cmd = subcommand(root, a); cmd == nil {
-			return nil, unknownCommand(root, a)
-		}
-		if cmd.DisableFlagParsing {
-			iperf3Args = append([]string{"--"}, args[i+1:]...)
-			break
-		}
+	if f := c.Flags().Lookup("ablate"); f != nil && f.Changed && f.Value.String() == "" {
+		return usagef("--ablate takes its names after '=': --ablate=%s", args[0])
 	}
-	if version {
-		return []string{"version"}, nil
+	switch {
+	case c.ArgsLenAtDash() >= 0:
+		return usagef("unexpected argument %q", args[0])
+	case c == c.Root():
+		return unknownCommand(c, args[0])
 	}
-	target := root
-	if cmd != nil {
-		target = cmd
-		final = append(final, cmd.Name())
-	}
-	for _, name := range given {
-		if target.Flags().Lookup(name) == nil && target.InheritedFlags().Lookup(name) == nil {
-			return nil, notApplies(root, target, name)
-		}
-	}
-	return append(append(final, flagArgs...), iperf3Args...), nil
-}
-
-// normalise spells a flag the pflag way: "-json" (Go's flag package took
-// one dash) is "--json". It returns the token, the flag's name and whether
-// the token carries its value ("--seed=2").
-func normalise(a string) (tok, name string, hasValue bool) {
-	name = strings.TrimLeft(a, "-")
-	name, _, hasValue = strings.Cut(name, "=")
-	if len(name) == 1 {
-		return a, name, hasValue
-	}
-	return "--" + strings.TrimLeft(a, "-"), name, hasValue
+	return usagef("unexpected argument %q after command %q", args[0], c.Name())
 }
 
 // splitIperf3Args takes mesonemu's own flags out of iperf3's arguments: a
@@ -305,15 +231,44 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// flagError turns pflag's errors into one line with exit status 2.
-func flagError(c *cobra.Command, err error) error {
-	msg := err.Error()
-	if strings.HasPrefix(msg, "unknown flag: --") {
-		return unknownFlag(c.Root(), c, strings.TrimPrefix(msg, "unknown flag: --"))
-	}
+// flagError turns pflag's errors into one line with exit status 2. args
+// are the command line as given: a flag the main job refused may belong to
+// a command word that came after it.
+func flagError(c *cobra.Command, err error, args []string) error {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		return err
 	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		return refuseFlag(c, name, args)
+	}
+	// pflag reads "-json" as the shorthands j, s, o, n.
+	if rest, ok := strings.CutPrefix(msg, "unknown shorthand flag: "); ok {
+		_, tok, _ := strings.Cut(rest, " in ")
+		if long := strings.TrimLeft(tok, "-"); len(long) > 1 && allFlags(c.Root())[long] != nil {
+			return usagef("%s: a long flag takes two dashes: --%s", tok, long)
+		}
+		return usagef("unknown flag %s (mesonemu help lists the flags)", tok)
+	}
 	return usagef("%s", strings.ReplaceAll(msg, "\n", " "))
+}
+
+// refuseFlag names why a command does not take a flag: no command has it,
+// it belongs to the command word that follows it (cobra gives a flag before
+// the word to the command only when the main job can tell how many words
+// the flag takes), or it applies elsewhere.
+func refuseFlag(c *cobra.Command, name string, args []string) error {
+	root := c.Root()
+	if allFlags(root)[name] == nil {
+		return unknownFlag(root, c, name)
+	}
+	if c == root {
+		for _, a := range args {
+			if sub := subcommand(root, a); sub != nil && sub.Flags().Lookup(name) != nil {
+				return usagef("--%s is a flag of %s: give it after the command word (mesonemu %s --%s ...)", name, sub.Name(), sub.Name(), name)
+			}
+		}
+	}
+	return notApplies(root, c, name)
 }

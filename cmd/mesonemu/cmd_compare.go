@@ -34,7 +34,7 @@ type compareOpts struct {
 
 func newCompareCmd(e *env) *cobra.Command {
 	f := &compareOpts{}
-	c := &cobra.Command{Use: "compare", Args: cobra.NoArgs,
+	c := &cobra.Command{Use: "compare", Args: noArgs,
 		Short: "the commit's configurations side by side with the measured numbers",
 		RunE:  func(*cobra.Command, []string) error { return f.run(e) }}
 	fs := c.Flags()

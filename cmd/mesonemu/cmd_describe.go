@@ -28,7 +28,7 @@ type describeOpts struct {
 
 func newDescribeCmd(e *env, name, short string) *cobra.Command {
 	f := &describeOpts{stmmacTuning: defaultTuning}
-	c := &cobra.Command{Use: name, Short: short, Args: cobra.NoArgs,
+	c := &cobra.Command{Use: name, Short: short, Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return f.run(name, e) }}
 	f.setting.add(c.Flags(), true)
 	if name == "clk" { // regs shows two registers the driver's tuning does not touch

@@ -27,7 +27,7 @@ type eyeOpts struct {
 
 func newEyeCmd(e *env) *cobra.Command {
 	f := &eyeOpts{}
-	c := &cobra.Command{Use: "eye", Args: cobra.NoArgs,
+	c := &cobra.Command{Use: "eye", Args: noArgs,
 		Short: "eye diagram and bathtub curve of the RGMII data lines",
 		RunE:  func(*cobra.Command, []string) error { return f.run(e) }}
 	fs := c.Flags()

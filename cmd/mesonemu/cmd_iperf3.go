@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,19 +69,16 @@ stderr, iperf3's output to stdout.`,
 	return c
 }
 
-// parseArgs takes arrange's arguments, mesonemu's flags up to "--" and
-// iperf3's after it, and parses mesonemu's own among both.
+// parseArgs takes the command's arguments (those before the word
+// "iperf3" too: cobra passes them on) and parses mesonemu's own among them;
+// the rest are iperf3's.
 func (f *iperf3Opts) parseArgs(c *cobra.Command, args []string) error {
-	own, rest := args, []string(nil)
-	if i := slices.Index(args, "--"); i >= 0 {
-		own, rest = args[:i], args[i+1:]
-	}
-	rest, pulled, err := splitIperf3Args(c, allFlags(c.Root()), rest)
+	rest, pulled, err := splitIperf3Args(c, allFlags(c.Root()), args)
 	if err != nil {
 		return err
 	}
-	if err := c.Flags().Parse(append(slices.Clip(own), pulled...)); err != nil {
-		return flagError(c, err)
+	if err := c.Flags().Parse(pulled); err != nil {
+		return flagError(c, err, nil)
 	}
 	f.rest = rest
 	return nil

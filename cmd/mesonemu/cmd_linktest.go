@@ -27,7 +27,7 @@ type linktestOpts struct {
 
 func newLinktestCmd(e *env) *cobra.Command {
 	f := &linktestOpts{}
-	c := &cobra.Command{Use: "linktest", Args: cobra.NoArgs,
+	c := &cobra.Command{Use: "linktest", Args: noArgs,
 		Short: "push raw frames through driver, DMA, MAC, wire, PHY and far end; loss per direction",
 		RunE:  func(*cobra.Command, []string) error { return f.run(e) }}
 	fs := c.Flags()

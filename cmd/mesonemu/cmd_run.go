@@ -28,7 +28,7 @@ func newRunCmd(e *env) *cobra.Command {
 	o := &runOpts{}
 	c := &cobra.Command{
 		Use:   "run",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		Short: "boot the board and run iperf3 from the board to the PC (the default)",
 		RunE:  func(*cobra.Command, []string) error { return o.run(e) },
 	}

@@ -33,7 +33,7 @@ type scanOpts struct {
 
 func newScanCmd(e *env) *cobra.Command {
 	f := &scanOpts{}
-	c := &cobra.Command{Use: "scan", Args: cobra.NoArgs,
+	c := &cobra.Command{Use: "scan", Args: noArgs,
 		Short: "sweep MAC and PHY TX delays with quick link tests; pass/fail map",
 		Example: `  mesonemu scan --driver pre-fix
   mesonemu scan --tcp --time 2s

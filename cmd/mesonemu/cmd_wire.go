@@ -27,7 +27,7 @@ type wireOpts struct {
 
 func newWireCmd(e *env) *cobra.Command {
 	f := &wireOpts{}
-	c := &cobra.Command{Use: "wire --board-tap NAME --tap NAME", Args: cobra.NoArgs,
+	c := &cobra.Command{Use: "wire --board-tap NAME --tap NAME", Args: noArgs,
 		Short: "the board's Ethernet path between two Linux TAPs: Linux's TCP on both ends (real time)",
 		Long: `wire boots the board as the main job does and then, in real time, carries Ethernet
 frames from the board-side TAP (the Linux behind it plays the board's network stack)

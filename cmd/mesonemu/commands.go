@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -22,6 +23,7 @@ import (
 type env struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
+	args           []string // the command line as given, for error messages
 }
 
 var builders []func(*env) *cobra.Command
@@ -34,7 +36,7 @@ func register(b func(*env) *cobra.Command) { builders = append(builders, b) }
 // the two share one set of options and flags.
 func newRoot(e *env) *cobra.Command {
 	run := newRunCmd(e)
-	root := &cobra.Command{Use: "mesonemu", Args: cobra.NoArgs, RunE: run.RunE}
+	root := &cobra.Command{Use: "mesonemu", Args: noArgs, RunE: run.RunE}
 	root.Flags().AddFlagSet(run.Flags())
 	root.Short = "an emulated Amlogic Meson8b (Odroid-C1) Ethernet path"
 	root.Long = `mesonemu: an emulated Amlogic Meson8b (Odroid-C1) Ethernet path that reproduces
@@ -50,14 +52,26 @@ after the command.`
   mesonemu linktest --driver pre-fix --tx-delay-ns 4 --frames 200000
   mesonemu help scan                               # one command's flags`
 	root.SilenceErrors, root.SilenceUsage = true, true
-	// arrange turns --version anywhere into the version command.
+	// --version anywhere prints the version instead of running the command.
 	root.PersistentFlags().Bool("version", false, "print the module version and VCS revision, then exit")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err) })
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if v, _ := c.Flags().GetBool("version"); v {
+			if _, err := io.WriteString(e.stdout, versionLine()+"\n"); err != nil {
+				return err
+			}
+			return errVersionShown
+		}
+		return nil
+	}
+	// cobra finds the command word past the flags before it only for flags
+	// the root knows how to skip: its help flag is one of them.
+	root.InitDefaultHelpFlag()
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, e.args) })
 	root.AddCommand(run)
 	for _, b := range builders {
 		root.AddCommand(b(e))
 	}
-	root.AddCommand(&cobra.Command{Use: "version", Short: "print the module version and VCS revision", Args: cobra.NoArgs,
+	root.AddCommand(&cobra.Command{Use: "version", Short: "print the module version and VCS revision", Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			_, err := io.WriteString(e.stdout, versionLine()+"\n")
 			return err
@@ -82,12 +96,14 @@ func setProcs(n int) {
 
 // execute runs one command line.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, args: args}
 	root := newRoot(e)
-	final, err := arrange(root, args)
-	if err != nil {
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); !errors.Is(err, errVersionShown) {
 		return err
 	}
-	root.SetArgs(final)
-	return root.ExecuteContext(ctx)
+	return nil
 }
+
+// errVersionShown ends a run that --version answered.
+var errVersionShown = errors.New("version shown")

@@ -4,7 +4,8 @@
 // It is the Amlogic Meson8b (Odroid-C1) Ethernet emulator. It only
 // chooses and reports: the machine is assembled by sim, the traffic is run by
 // linktest and perfrun. Each command lives in its own file and registers itself
-// (commands.go); args.go lets flags stand before or after the command word.
+// (commands.go); args.go words the refusals
+// of arguments and flags.
 package main
 
 import (

@@ -14,7 +14,7 @@ import (
 // below, and received frames handed to the stack one at a time, each
 // followed by the stack's barrier (settle), so that the stack has done all it
 // will before the engine goes on. Nothing here blocks: gVisor calls
-// WritePackets from its TCP processors, and the barrier waits for those.
+// WritePackets from its TCP processing, which the barrier runs.
 type Ethernet struct {
 	lower    Endpoint
 	mtu      uint32
