@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -118,26 +119,8 @@ var CongestionControls = []string{"cubic", "reno"}
 // NewHost builds the stack: ARP, IPv4, TCP with SACK and the chosen congestion
 // control; IPv6 (with NDP) too when the config has an IPv6 address.
 func NewHost(cfg HostConfig) (*Host, error) {
-	if !cfg.Addr.Addr().Is4() {
-		return nil, fmt.Errorf("host %s: address %v is not IPv4", cfg.Name, cfg.Addr)
-	}
-	if cfg.MTU == 0 {
-		cfg.MTU = 1500
-	}
-	if cfg.CC == "" {
-		cfg.CC = "cubic"
-	}
-	okCC := false
-	for _, c := range CongestionControls {
-		okCC = okCC || c == cfg.CC
-	}
-	if !okCC {
-		return nil, fmt.Errorf("host %s: congestion control %q not one of %v", cfg.Name, cfg.CC, CongestionControls)
-	}
-	if cfg.Machine == nil {
-		return nil, fmt.Errorf("host %s: no machine", cfg.Name)
-	}
-	if err := checkAddr6(cfg); err != nil {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
 		return nil, err
 	}
 	h := &Host{Name: cfg.Name, m: cfg.Machine, addr: cfg.Addr, addr6: cfg.Addr6, mtu: cfg.MTU}
@@ -205,6 +188,30 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	s.SetRouteTable(routes)
 	h.Stack, h.EP = s, ep
 	return h, nil
+}
+
+// withDefaults checks a host's configuration and fills in the defaults
+// (MTU 1500, CUBIC).
+func (cfg HostConfig) withDefaults() (HostConfig, error) {
+	if !cfg.Addr.Addr().Is4() {
+		return cfg, fmt.Errorf("host %s: address %v is not IPv4", cfg.Name, cfg.Addr)
+	}
+	if cfg.MTU == 0 {
+		cfg.MTU = 1500
+	}
+	if cfg.CC == "" {
+		cfg.CC = "cubic"
+	}
+	if !slices.Contains(CongestionControls, cfg.CC) {
+		return cfg, fmt.Errorf("host %s: congestion control %q not one of %v", cfg.Name, cfg.CC, CongestionControls)
+	}
+	if cfg.Machine == nil {
+		return cfg, fmt.Errorf("host %s: no machine", cfg.Name)
+	}
+	if err := checkAddr6(cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
 }
 
 // Addr is the host's IPv4 address.
