@@ -298,7 +298,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.CPUFreq = DefaultCPUFreq
 	}
 	if o.CPUFreq != CPUFreqOff && o.CPUFreq != CPUFreqOndemand {
-		return o, fmt.Errorf("cpufreq %q: want %q or %q", o.CPUFreq, CPUFreqOff, CPUFreqOndemand)
+		return o, fmt.Errorf("--cpufreq %q: want %q or %q", o.CPUFreq, CPUFreqOff, CPUFreqOndemand)
 	}
 	if !o.PCIP.IsValid() {
 		o.PCIP = DefaultPCIP

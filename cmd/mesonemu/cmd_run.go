@@ -21,6 +21,7 @@ type runOpts struct {
 	ablate   ablateFlag
 	json     bool
 	expect   string
+	cpufreq  string
 }
 
 // newRunCmd is the main job: boot, link, iperf3 board -> PC in virtual time.
@@ -41,6 +42,7 @@ func newRunCmd(e *env) *cobra.Command {
 	addAblate(fs, &o.ablate, "switch one timing mechanism off (--ablate=NAME)")
 	addJSON(fs, &o.json)
 	addExpect(fs, &o.expect)
+	fs.StringVar(&o.cpufreq, "cpufreq", perfrun.DefaultCPUFreq, "the board CPU's frequency governor: off (clock fixed at the top OPP) or ondemand (Linux's, over meson8b's OPP table; whether the commit's board ran it is unconfirmed, docs/reference/cpufreq.md)")
 	return c
 }
 
@@ -66,6 +68,10 @@ func (f *runOpts) perfOptions() (perfrun.Options, error) {
 	}
 	if err := checkExpect(f.expect); err != nil {
 		return o, err
+	}
+	o.CPUFreq = f.cpufreq
+	if err := o.Validate(); err != nil {
+		return o, optionError(err)
 	}
 	if f.json && f.counters {
 		return o, usagef("--counters with --json: the JSON report always holds the counters")

@@ -94,6 +94,8 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--counters", "--json"}, "--counters with --json"},
 		{[]string{"linktest", "--direction", "up"}, "direction"},
 		{[]string{"--", "clk"}, "unexpected argument \"clk\""},
+		{[]string{"--cpufreq", "schedutil"}, "--cpufreq \"schedutil\": want \"off\" or \"ondemand\""},
+		{[]string{"linktest", "--cpufreq", "ondemand"}, "--cpufreq does not apply to linktest"},
 		{[]string{"--tcp", "scan"}, "--tcp is a flag of scan: give it after the command word"},
 		{[]string{"-json", "clk"}, "-json: a long flag takes two dashes: --json"},
 		{[]string{"clk", "--version=maybe"}, "--version"},
