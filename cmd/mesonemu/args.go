@@ -59,7 +59,7 @@ func splitIperf3Args(c *cobra.Command, known map[string]*pflag.Flag, args []stri
 			continue
 		}
 		if c.Flags().Lookup(name) == nil {
-			return nil, nil, usagef("--%s after iperf3: a mesonemu flag that does not apply to the iperf3 command", name)
+			return nil, nil, usagef("--%s does not apply to the iperf3 command (a mesonemu flag iperf3 does not have)", name)
 		}
 		pulled = append(pulled, a)
 		if !hasValue && known[name].NoOptDefVal == "" {

@@ -76,7 +76,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		{[]string{"--tap", "t0", "linktest"}, "--tap does not apply to linktest"},
 		{[]string{"--tap", "t0", "scan", "--tcp"}, "--tap does not apply to scan"},
 		{[]string{"--tap", "t0"}, "--tap does not apply to the main job (run): the main job runs against the in-process PC"},
-		{[]string{"iperf3", "-c", "198.18.0.1", "--frames", "3"}, "--frames after iperf3: a mesonemu flag that does not apply"},
+		{[]string{"iperf3", "-c", "198.18.0.1", "--frames", "3"}, "--frames does not apply to the iperf3 command"},
 		{[]string{"--tap", "nosuchtap9", "iperf3", "-s"}, "ip tuntap add dev nosuchtap9 mode tap"},
 		{[]string{"eye", "--direction", "both"}, "--direction \"both\": want tx or rx"},
 		{[]string{"eye", "--png", "eye.gif"}, "gif"},
