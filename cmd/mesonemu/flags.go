@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"mesonemu/emu"
+	"mesonemu/linkclass"
 	stmmacdrv "mesonemu/linux/stmmac"
 	"mesonemu/perfrun"
 	"mesonemu/platform"
@@ -218,8 +219,7 @@ func addExpect(fs *pflag.FlagSet, expect *string) {
 
 // checkExpect is --expect's usage check.
 func checkExpect(expect string) error {
-	switch expect {
-	case "", perfrun.ClassClean, perfrun.ClassLossy, perfrun.ClassDead:
+	if expect == "" || linkclass.Valid(expect) {
 		return nil
 	}
 	return usagef("--expect %q: want clean, lossy or dead", expect)
