@@ -78,6 +78,20 @@ var boardMinRTO = netstack.LinuxTCP().MinRTO
 // all finished.
 func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, error) {
 	o = o.withDefaults()
+	mechs, err := ablations(names)
+	if err != nil {
+		return nil, err
+	}
+	reps, err := ablateRuns(ctx, o, mechs, func(int) bool { return true })
+	res := o.ablationHeader()
+	res.rows(o, mechs, reps)
+	res.interrupted(ctx)
+	return res, err
+}
+
+// ablations are the rows' mechanisms: "none" first, then the named ones (all
+// of perfrun.Ablations when names is empty).
+func ablations(names []string) ([]perfrun.Ablation, error) {
 	if len(names) == 0 {
 		names = perfrun.AblationNames()
 	}
@@ -91,15 +105,34 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 			mechs = append(mechs, a)
 		}
 	}
-	type cell struct{ mech, cfg int }
-	reps := make(map[cell][]*perfrun.Report)
+	return mechs, nil
+}
+
+// ablationCell is one row of the ablation table: a mechanism and a configuration.
+type ablationCell struct{ mech, cfg int }
+
+// ablationJob is the index of one run among all of them: (mechanism ×
+// configurations + configuration) × seeds + seed.
+func ablationJob(o Options, c ablationCell, seed int) int {
+	return (c.mech*len(ablationConfigs)+c.cfg)*o.Seeds + seed
+}
+
+// ablateRuns runs every run mine selects (by ablationJob); a run not done
+// stays nil.
+func ablateRuns(ctx context.Context, o Options, mechs []perfrun.Ablation, mine func(job int) bool) (map[ablationCell][]*perfrun.Report, error) {
+	reps := make(map[ablationCell][]*perfrun.Report)
+	done, total := 0, 0
 	for mi := range mechs {
 		for ci := range ablationConfigs {
-			reps[cell{mi, ci}] = make([]*perfrun.Report, o.Seeds)
+			reps[ablationCell{mi, ci}] = make([]*perfrun.Report, o.Seeds)
+			for k := range o.Seeds {
+				if mine(ablationJob(o, ablationCell{mi, ci}, k)) {
+					total++
+				}
+			}
 		}
 	}
 	var mu sync.Mutex // Progress, Tick, done
-	done, total := 0, len(ablationConfigs)*len(mechs)*o.Seeds
 	if o.Tick != nil {
 		o.Tick(0, total)
 	}
@@ -110,6 +143,9 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 		c := ablationConfigs[ci]
 		for mi, m := range mechs {
 			for k := range o.Seeds {
+				if !mine(ablationJob(o, ablationCell{mi, ci}, k)) {
+					continue
+				}
 				g.Go(func() error {
 					po := perfrun.Options{Sim: c.simOptions(o, uint64(k+1)), Duration: o.Duration}
 					if m.Name != "none" {
@@ -119,9 +155,9 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 					if err != nil {
 						return fmt.Errorf("compare --ablate %s, %s: %w", m.Name, c.Name, err)
 					}
-					reps[cell{mi, ci}][k] = rep
 					mu.Lock()
 					defer mu.Unlock()
+					reps[ablationCell{mi, ci}][k] = rep
 					if o.Progress != nil {
 						fmt.Fprintf(o.Progress, "  %-14s %-15s seed %d: %6.1f Mbit/s, %d retransmits\n",
 							m.Name, c.Name, k+1, rep.ThroughputBps/1e6, rep.Retransmits)
@@ -135,23 +171,29 @@ func Ablate(ctx context.Context, o Options, names []string) (*AblationResult, er
 			}
 		}
 	}
-	err := g.Wait()
-	res := &AblationResult{Board: o.Board, RXWatchdog: o.RXWatchdog, DurationSec: o.Duration.Seconds()}
+	return reps, g.Wait()
+}
+
+// ablationHeader is the ablation table without its rows.
+func (o Options) ablationHeader() *AblationResult {
+	return &AblationResult{Board: o.Board, RXWatchdog: o.RXWatchdog, DurationSec: o.Duration.Seconds()}
+}
+
+// rows summarizes every row whose seeds all finished, and the gap.
+func (res *AblationResult) rows(o Options, mechs []perfrun.Ablation, reps map[ablationCell][]*perfrun.Report) {
 	for mi, m := range mechs {
 		for ci, c := range ablationConfigs {
-			if slices.Contains(reps[cell{mi, ci}], nil) {
+			if slices.Contains(reps[ablationCell{mi, ci}], nil) {
 				res.Unfinished++
 				continue
 			}
-			row := ablationRow(m, c, reps[cell{mi, ci}])
+			row := ablationRow(m, c, reps[ablationCell{mi, ci}])
 			if mi == 0 && ci == 0 {
 				res.Gap = gapOf(row, o.Duration)
 			}
 			res.Rows = append(res.Rows, row)
 		}
 	}
-	res.interrupted(ctx)
-	return res, err
 }
 
 func ablationRow(m perfrun.Ablation, c Config, reps []*perfrun.Report) AblationRow {

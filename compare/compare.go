@@ -119,8 +119,38 @@ type Result struct {
 // the error together with the rows whose seeds all finished.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o = o.withDefaults()
-	res := &Result{Board: o.Board, RXWatchdog: o.RXWatchdog, DurationSec: o.Duration.Seconds()}
-	runs := make([][]seedRun, len(Configs))
+	runs, framesDone, err := measure(ctx, o, func(int) bool { return true })
+	res := o.header()
+	if !framesDone {
+		res.Unfinished = len(Configs)
+	} else {
+		res.rows(o, runs)
+	}
+	res.interrupted(ctx)
+	return res, err
+}
+
+// header is the table without its rows.
+func (o Options) header() *Result {
+	return &Result{Board: o.Board, RXWatchdog: o.RXWatchdog, DurationSec: o.Duration.Seconds()}
+}
+
+// rows summarizes every configuration whose seeds all finished.
+func (res *Result) rows(o Options, runs [][]seedRun) {
+	for i, c := range Configs {
+		if !finished(runs[i]) {
+			res.Unfinished++
+			continue
+		}
+		res.Rows = append(res.Rows, summarize(o, c, runs[i]))
+	}
+}
+
+// measure runs the seeds of every configuration that mine selects (by job
+// index, configuration × seeds + seed) into runs[configuration][seed];
+// framesDone says the frame-level tests all finished.
+func measure(ctx context.Context, o Options, mine func(job int) bool) (runs [][]seedRun, framesDone bool, err error) {
+	runs = make([][]seedRun, len(Configs))
 	for i := range runs {
 		runs[i] = make([]seedRun, o.Seeds)
 	}
@@ -131,13 +161,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var jobs []job
 	for i := range Configs {
 		for k := range o.Seeds {
-			jobs = append(jobs, job{i, k})
+			if mine(i*o.Seeds + k) {
+				jobs = append(jobs, job{i, k})
+			}
 		}
 	}
 	if err := frameTests(ctx, o, jobs, runs); err != nil {
-		res.Unfinished = len(Configs)
-		res.interrupted(ctx)
-		return res, err
+		return runs, false, err
 	}
 	var live []job
 	for _, j := range jobs {
@@ -148,16 +178,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sort.SliceStable(live, func(a, b int) bool {
 		return runs[live[a].cfg][live[a].seed].frameLoss < runs[live[b].cfg][live[b].seed].frameLoss
 	})
-	err := tcpTests(ctx, o, live, runs)
-	for i, c := range Configs {
-		if !finished(runs[i]) {
-			res.Unfinished++
-			continue
-		}
-		res.Rows = append(res.Rows, summarize(o, c, runs[i]))
-	}
-	res.interrupted(ctx)
-	return res, err
+	return runs, true, tcpTests(ctx, o, live, runs)
 }
 
 // interrupted marks a result whose runs ctx stopped; its rows are a list

@@ -27,24 +27,32 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	r := newResult(o, skews)
-	if err := runFrameTests(ctx, r, o); err != nil {
+	if err := runFrameTests(ctx, r, o, all); err != nil {
 		return nil, err
 	}
 	if o.TCP {
 		r.TCPSeconds, r.Reverse = o.TCPTime.Seconds(), o.Reverse
-		r.Unfinished = runTCP(ctx, r, o)
+		r.Unfinished = runTCP(ctx, r, o, all)
 		if r.SkewSwept() {
 			r.SkewSetting = &o.Setting
-			r.Skew = skewPoints(r, o.Setting)
 		}
 	}
-	r.Windows = windows(r)
-	r.Suggested = suggest(r)
+	r.conclude()
 	if err := ctx.Err(); err != nil && o.TCP {
 		r.Interrupted = true
 		return r, errors.Join(fmt.Errorf("scan: %w", err), cellErrors(r))
 	}
 	return r, cellErrors(r)
+}
+
+// conclude derives what the cells say together: the iperf3 sweep along the
+// skew, the windows and the suggestion.
+func (r *Result) conclude() {
+	if r.SkewSetting != nil {
+		r.Skew = skewPoints(r, *r.SkewSetting)
+	}
+	r.Windows = windows(r)
+	r.Suggested = suggest(r)
 }
 
 // newResult lays out the map's cells, one per MAC step, PHY delay and skew.
@@ -75,8 +83,12 @@ func newResult(o Options, skews []float64) *Result {
 	return r
 }
 
-// runFrameTests runs every cell's quick TX test on o.Workers workers.
-func runFrameTests(ctx context.Context, r *Result, o Options) error {
+// all selects every cell.
+func all(int) bool { return true }
+
+// runFrameTests runs the quick TX test of every cell mine selects on
+// o.Workers workers.
+func runFrameTests(ctx context.Context, r *Result, o Options, mine func(cell int) bool) error {
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(o.Workers, len(r.Cells)) {
@@ -90,6 +102,9 @@ func runFrameTests(ctx context.Context, r *Result, o Options) error {
 	}
 feed:
 	for i := range r.Cells {
+		if !mine(i) {
+			continue
+		}
 		select {
 		case jobs <- i:
 		case <-ctx.Done():
@@ -167,14 +182,14 @@ func runCell(c *Cell, o Options) {
 	c.SetupMarginPs, c.HoldMarginPs = lim.SetupMarginPs, lim.HoldMarginPs
 }
 
-// runTCP gives every cell its iperf3 test, o.Workers at a time. A dead link
+// runTCP gives every cell mine selects its iperf3 test, o.Workers at a time. A dead link
 // gets none: iperf3 would only wait out its connect timeout there. It returns
 // how many tests ctx's end left unfinished.
-func runTCP(ctx context.Context, r *Result, o Options) (unfinished int) {
+func runTCP(ctx context.Context, r *Result, o Options, mine func(cell int) bool) (unfinished int) {
 	var todo []*Cell
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Error != "" || r.SkewSwept() && (c.MACTxDelaySteps != o.Setting.MACTxDelaySteps || c.PHYTxDelay != o.Setting.PHYTxDelay) {
+		if !mine(i) || c.Error != "" || r.SkewSwept() && (c.MACTxDelaySteps != o.Setting.MACTxDelaySteps || c.PHYTxDelay != o.Setting.PHYTxDelay) {
 			continue
 		}
 		if c.Sent > 0 && c.Received == 0 {
