@@ -68,13 +68,23 @@ func (s Shard) Points(n int) []int {
 	return ps
 }
 
-// Fits refuses a shard count above the number of points: some shard would
-// have nothing to run.
+// Fits refuses a shard count above the number of points (a *FitError): some
+// shard would have nothing to run.
 func (s Shard) Fits(points int) error {
 	if s.On() && s.Count > points {
-		return fmt.Errorf("shard %s: this run has %d points, so N can be at most %d", s, points, points)
+		return &FitError{s, points}
 	}
 	return nil
+}
+
+// FitError is a shard count above the run's number of points.
+type FitError struct {
+	Shard  Shard
+	Points int
+}
+
+func (e *FitError) Error() string {
+	return fmt.Sprintf("shard %s: the run has %d points, so N can be at most %d", e.Shard, e.Points, e.Points)
 }
 
 // Complete checks that shards are exactly 1/N .. N/N, each once, all of one N.

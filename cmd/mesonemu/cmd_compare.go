@@ -30,6 +30,7 @@ type compareOpts struct {
 	seeds, jobs       int
 	ablate            ablateFlag
 	json              bool
+	shard             shardFlag
 }
 
 func newCompareCmd(e *env) *cobra.Command {
@@ -46,6 +47,7 @@ func newCompareCmd(e *env) *cobra.Command {
 	addJobs(fs, &f.jobs)
 	addAblate(fs, &f.ablate, "the commit's two rows again with each timing mechanism off in turn (--ablate=NAME,... for some)")
 	addJSON(fs, &f.json)
+	addShard(fs, &f.shard)
 	return c
 }
 
@@ -64,7 +66,7 @@ func (f *compareOpts) check() error {
 	if f.seeds < 1 || f.seeds > 100 {
 		return usagef("--seeds %d: want 1..100", f.seeds)
 	}
-	return nil
+	return checkShard(f.cmdFlags, f.shard, f.json)
 }
 
 func (f *compareOpts) run(e *env) error {
@@ -82,6 +84,9 @@ func (f *compareOpts) run(e *env) error {
 		co.RunTCP = childRun(func(ctx context.Context, args []string) *exec.Cmd {
 			return exec.CommandContext(ctx, exe, args...)
 		})
+	}
+	if f.shard.On() {
+		return f.runCompareShard(e, co)
 	}
 	if f.ablate.on {
 		r, err := compare.Ablate(e.ctx, co, f.ablate.names)

@@ -28,7 +28,8 @@ type scanOpts struct {
 	reverse                    bool
 	skewFrom, skewTo, skewStep float64 // the TX skew sweep
 	pictures
-	json bool
+	json  bool
+	shard shardFlag
 }
 
 func newScanCmd(e *env) *cobra.Command {
@@ -56,6 +57,7 @@ func newScanCmd(e *env) *cobra.Command {
 	fs.Float64Var(&f.skewStep, "skew-step", 0, "TX skew step in ps")
 	f.pictures.add(fs, "the map (and NAME-tcp.EXT, the iperf3 sweep along the skew)")
 	addJSON(fs, &f.json)
+	addShard(fs, &f.shard)
 	return c
 }
 
@@ -69,6 +71,9 @@ func (f *scanOpts) run(e *env) error {
 	defer p.Finish()
 	if p != nil {
 		o.Tick = p.Tick
+	}
+	if f.shard.On() {
+		return f.runScanShard(e, o)
 	}
 	// The cells' iperf3 tests run in this process: a child gets only the
 	// options the command line can carry, and a cell's are more.
@@ -105,6 +110,9 @@ func (f *scanOpts) scanOptions() (scan.Options, error) {
 		return scan.Options{}, err
 	}
 	if err := checkJobs(f.cmdFlags, f.jobs); err != nil {
+		return scan.Options{}, err
+	}
+	if err := checkShard(f.cmdFlags, f.shard, f.json, "png", "svg"); err != nil {
 		return scan.Options{}, err
 	}
 	skewSet := f.given("skew-from") || f.given("skew-to") || f.given("skew-step")
