@@ -160,4 +160,3 @@ func (f *mergeOpts) mergeCompare(e *env, files []shardFile) error {
 	}
 	return writeJSON(e.stdout, r)
 }
-
