@@ -24,7 +24,12 @@ type mergeOpts struct {
 
 func newMergeCmd(e *env) *cobra.Command {
 	f := &mergeOpts{}
-	c := &cobra.Command{Use: "merge FILE...", Args: cobra.MinimumNArgs(1),
+	c := &cobra.Command{Use: "merge FILE...", Args: func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usagef("merge: name the shard files (mesonemu merge a.json b.json ...)")
+		}
+		return nil
+	},
 		Short: "put the --shard i/N files of one scan or compare back together: the unsharded run's output",
 		Example: `  mesonemu scan --tcp --time 1s --shard 1/2 --json > a.json
   mesonemu scan --tcp --time 1s --shard 2/2 --json > b.json

@@ -63,7 +63,7 @@ func checkShard(c cmdFlags, s shardFlag, json bool, pictures ...string) error {
 		return nil
 	}
 	if !json {
-		return usagef("--shard %s: a shard writes a JSON file for mesonemu merge: add --json (merge --text gives the table)", s)
+		return usagef("--shard %s: a shard writes a JSON file for mesonemu merge: add --json (merge --text gives the table)", s.Shard)
 	}
 	for _, p := range pictures {
 		if c.given(p) {

@@ -86,7 +86,7 @@ func TestShardRefusals(t *testing.T) {
 		{[]string{"scan", "--shard", "3/2", "--json"}, "i must be 1..2"},
 		{[]string{"scan", "--shard", "1/0", "--json"}, "N must be 1.."},
 		{[]string{"scan", "--shard", "x/y", "--json"}, "want i/N"},
-		{[]string{"compare", "--shard", "1/2"}, "add --json"},
+		{[]string{"compare", "--shard", "1/2"}, "--shard 1/2: a shard writes a JSON file"},
 		{[]string{"scan", "--shard", "1/2", "--json", "--png", filepath.Join(dir, "m.png")}, "--png: a shard has only part of the map"},
 		{[]string{"scan", "--shard", "1/9", "--json"}, "the run has 8 points, so N can be at most 8"},
 		{[]string{"compare", "--shard", "1/7", "--json"}, "the run has 6 points"},
@@ -96,6 +96,7 @@ func TestShardRefusals(t *testing.T) {
 		{[]string{"merge", two[0], other[1]}, "shards of different runs: --seed=1 and --seed=2"},
 		{[]string{"merge", two[0], filepath.Join(dir, "none.json")}, "no such file"},
 		{[]string{"merge", notShard}, "not a mesonemu shard file"},
+		{[]string{"merge"}, "name the shard files"},
 	}
 	for _, c := range cases {
 		code, _, errOut := runCLI(c.args...)
