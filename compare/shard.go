@@ -215,9 +215,10 @@ func Merge(parts []*Part) (*Result, error) {
 			}
 		}
 	}
-	res := o.header()
+	res := *h // the header as the shards made it: every field a run sets
+	res.Rows, res.Unfinished, res.Interrupted = nil, 0, false
 	res.rows(o, byCfg)
-	return res, nil
+	return &res, nil
 }
 
 // MergeAblation is Merge for compare --ablate.
@@ -257,7 +258,8 @@ func MergeAblation(parts []*Part) (*AblationResult, error) {
 			}
 		}
 	}
-	res := o.ablationHeader()
+	res := *h
+	res.Rows, res.Gap, res.Unfinished, res.Interrupted = nil, nil, 0, false
 	res.rows(o, mechs, reps)
-	return res, nil
+	return &res, nil
 }
