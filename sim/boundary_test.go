@@ -68,7 +68,7 @@ func TestHardwareAndGuestNeverImportEachOther(t *testing.T) {
 // command. A package never depends on one in a layer above its own, so the
 // stack never knows its applications (iperf3 once lived in netstack).
 var layers = [][]string{
-	{"emu", "emu/pace", "ether", "coop", "pcap", "counter", "devicetree", "linkclass"},
+	{"emu", "emu/pace", "ether", "coop", "pcap", "counter", "devicetree", "linkclass", "shard"},
 	append(append([]string{}, hardwarePackages...), guestPackages...),
 	{"socket", "netstack", "netstack/link", "netstack/linuxmodel", "netstack/tcpseg", "netstack/internal/fifo", "netstack/internal/frametest"},
 	{"iperf3"},
