@@ -58,11 +58,21 @@ func (r *renoState) updateSlowStart(packetsAcked int) int {
 //
 // +checklocks:r.s.ep.mu
 func (r *renoState) updateCongestionAvoidance(packetsAcked int) {
-	// Consume the packets in congestion avoidance mode.
+	// Consume the packets in congestion avoidance mode, as Linux's
+	// tcp_cong_avoid_ai: credit left from a larger window first buys one
+	// segment, and the remainder is taken against the window the credit was
+	// counted in (taking it against the grown window kept it whole, so every
+	// other increase came free).
+	w := r.s.SndCwnd
+	if r.s.SndCAAckCount >= w {
+		r.s.SndCAAckCount = 0
+		r.s.SndCwnd++
+	}
 	r.s.SndCAAckCount += packetsAcked
-	if r.s.SndCAAckCount >= r.s.SndCwnd {
-		r.s.SndCwnd += r.s.SndCAAckCount / r.s.SndCwnd
-		r.s.SndCAAckCount = r.s.SndCAAckCount % r.s.SndCwnd
+	if r.s.SndCAAckCount >= w {
+		delta := r.s.SndCAAckCount / w
+		r.s.SndCAAckCount -= delta * w
+		r.s.SndCwnd += delta
 	}
 }
 

@@ -589,6 +589,8 @@ func (s *sender) retransmitTimerExpired() tcpip.Error {
 
 	s.ep.stack.Stats().TCP.Timeouts.Increment()
 	s.ep.stats.SendErrors.Timeouts.Increment()
+	// As on entering recovery (Linux's tcp_enter_loss clears it too).
+	s.SndCAAckCount = 0
 
 	// Set TLPRxtOut to false according to
 	// https://tools.ietf.org/html/draft-ietf-tcpm-rack-08#section-7.6.1.
@@ -1193,6 +1195,9 @@ func (s *sender) enterRecovery() {
 	s.retransmitTS = 0
 
 	s.FastRecovery.Active = true
+	// Credit toward the next increase was counted in the window just cut,
+	// so it is dropped, as Linux's tcp_init_cwnd_reduction does.
+	s.SndCAAckCount = 0
 	// Save state to reflect we're now in fast recovery.
 	//
 	// See : https://tools.ietf.org/html/rfc5681#section-3.2 Step 3.
