@@ -122,7 +122,7 @@ func commitRun(r *Report, o Options) (Commit, bool) {
 	d := r.Description
 	so := o.Sim
 	plain := d.Board == "odroid-c1" && d.PhyMode == "rgmii" && !d.PHYTXDelay && r.Ablation == "none" &&
-		!o.Reverse && o.Parallel == 1 && o.CC == "cubic" && so.Speed == 0 && so.FarEnd.RxDelay == 0 &&
+		!o.Reverse && o.Parallel == 1 && o.CC == "cubic" && so.Speed == 0 && so.FarEnd.RxDelay == 0 && so.FarEnd.RxTimer == 0 &&
 		(so.Mechanism == "" || so.Mechanism == "A") && (so.Kernel == "" || so.Kernel == d.Stmmac.Tree) &&
 		d.Stmmac.Tree == stmmac.DefaultTree && !o.IPv6
 	for _, c := range CommitRuns {
