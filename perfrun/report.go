@@ -116,6 +116,22 @@ var CommitRuns = []Commit{
 	{"after the fix", "fixed", 2, 778, 0},
 }
 
+// basisOf says which of a commit row's numbers a parameter was fitted to
+// (soc/board: the wire's skew to the before row's loss ratio, the CPU's
+// per-packet cost to the after row, its wake turnaround to the before row's
+// throughput) and which the model predicts.
+func basisOf(c Commit, r *Report) string {
+	if c.Driver == "fixed" {
+		return "throughput CALIBRATED (the board CPU's per-packet cost, fitted to this row); 0 retransmits predicted"
+	}
+	if r.WakeTurnaroundUs > 0 {
+		return fmt.Sprintf("throughput CALIBRATED (the board CPU's %.0f us wake turnaround, fitted to this row), "+
+			"frame loss CALIBRATED (wire skew); retransmits, K and path RTT predicted; --calibration none: the sourced-only prediction",
+			r.WakeTurnaroundUs)
+	}
+	return "predicted: nothing fitted to this row's throughput (the wire skew is fitted to its loss ratio)"
+}
+
 // commitRun is the commit measurement whose configuration this run has, if any:
 // the board, driver, delays and traffic of the commit, nothing switched off.
 func commitRun(r *Report, o Options) (Commit, bool) {
@@ -205,6 +221,7 @@ func writeSummary(w io.Writer, r *Report, o Options) {
 	if c, ok := commitRun(r, o); ok {
 		fmt.Fprintf(w, "real:     Odroid-C1 %s (%s driver, %d ns): %.0f Mbit/s, %d retransmits in 10 s (the commit's iperf3 run)\n",
 			c.What, c.Driver, c.TxDelayNs, c.Mbps, c.Retransmits)
+		fmt.Fprintf(w, "basis:    %s\n", basisOf(c, r))
 	}
 	if !o.Counters && !r.Interrupted {
 		fmt.Fprintf(w, "counters: --counters lists them (ethtool -S style), --json holds them\n")
