@@ -9,6 +9,7 @@
 package perfrun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -165,10 +166,7 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	out := o.Output
-	if out == nil {
-		out = io.Discard
-	}
+	out := cmp.Or(o.Output, io.Discard)
 	b, err := Start(ctx, o)
 	if err != nil {
 		return nil, nil, err
