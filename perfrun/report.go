@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"mesonemu/farend"
 	"mesonemu/linux/stmmac"
 	"mesonemu/netstack"
 	"mesonemu/sim"
@@ -32,8 +33,15 @@ func writeHeader(w io.Writer, r *Report) {
 	if a, err := LookupAblation(r.Ablation); err == nil && a.Name != "none" {
 		fmt.Fprintf(w, "ablation: %s: %s\n", a.Name, a.What)
 	}
-	if d.PCRxModerationUs > 0 {
+	switch {
+	case d.PCProfile != "" && d.PCProfile != farend.DefaultPCProfile:
+		p, _ := farend.LookupPCProfile(d.PCProfile)
+		fmt.Fprintf(w, "PC NIC:   %s (--pc %s): %s\n", p.NIC, p.Name, p.Why)
+	case d.PCRxModerationUs > 0:
 		fmt.Fprintf(w, "PC NIC:   interrupt moderation %.0f us\n", d.PCRxModerationUs)
+	}
+	if r.WakeTurnaroundUs > 0 {
+		fmt.Fprintf(w, "board:    CPU wake turnaround %.0f us (CALIBRATED to the commit's before row; --calibration none: without)\n", r.WakeTurnaroundUs)
 	}
 	fmt.Fprintf(w, "link:     %s (after %.2f s)\n", d.Link, r.LinkUpSeconds)
 	fmt.Fprintf(w, "predicted frame loss (1514 B, random payload): TX %.3g, RX %.3g\n", d.PredictedTX, d.PredictedRX)
