@@ -42,22 +42,30 @@ func TestAblateMovesTheNumbers(t *testing.T) {
 		t.Errorf("without the CPU cost the fixed driver gives %.1f Mbit/s, as it is %.1f: the CPU should be its limit",
 			cpu.ThroughputBps/1e6, none.ThroughputBps/1e6)
 	}
-	// With gVisor's srtt floor and millisecond RTT samples patched out, a
-	// timeout costs less of the run than it did: 570.8 against 617.1 Mbit/s
-	// (7.5 %) in this 2 s run, where it was over 10 % before.
-	if rack := rows["board-rack/pre-fix"]; rack.ThroughputBps > 0.95*prefix.ThroughputBps {
-		t.Errorf("pre-fix without RACK-TLP: %.1f Mbit/s, with it %.1f; want the timeouts to cost more than 5 %%",
+	// With the board CPU's wake turnaround (CALIBRATED to the before row) the
+	// pre-fix flow runs at ~150 Mbit/s and ~1.6 ms, where a timeout costs
+	// little (149.1 against 150.5 Mbit/s in this 2 s run; 7.5 % at ~600
+	// Mbit/s without the turnaround); RACK-TLP off must still not help.
+	if rack := rows["board-rack/pre-fix"]; rack.ThroughputBps > prefix.ThroughputBps {
+		t.Errorf("pre-fix without RACK-TLP: %.1f Mbit/s, with it %.1f; want no faster",
 			rack.ThroughputBps/1e6, prefix.ThroughputBps/1e6)
 	}
 	if mod := rows["pc-moderation/pre-fix"]; mod.PathRTTMicros < prefix.PathRTTMicros+100 {
 		t.Errorf("250 us PC moderation: path RTT %.0f us, as it is %.0f us", mod.PathRTTMicros, prefix.PathRTTMicros)
 	}
-	if g := r.Gap; g == nil || g.ExtraRTTMicros <= 0 || g.RTOStalls <= 0 {
-		t.Errorf("before-row gap %+v: the model runs faster than the real 153 Mbit/s, so something must be missing", g)
+	// A gap is reported exactly when the model runs faster than the real
+	// 153 Mbit/s; then it needs more round trip or timeouts.
+	faster := prefix.ThroughputBps > 153e6
+	if g := r.Gap; (g != nil) != faster || g != nil && (g.ExtraRTTMicros <= 0 || g.RTOStalls <= 0) {
+		t.Errorf("before-row gap %+v at %.1f Mbit/s against the real 153", g, prefix.ThroughputBps/1e6)
 	}
 	var b bytes.Buffer
 	WriteAblation(&b, r)
-	for _, want := range []string{"cpu-cost       after the fix", "board-rack", "us of path RTT under load", "retransmission timeouts of 200 ms"} {
+	wantText := []string{"cpu-cost       after the fix", "board-rack"}
+	if faster {
+		wantText = append(wantText, "us of path RTT under load", "retransmission timeouts of 200 ms")
+	}
+	for _, want := range wantText {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}

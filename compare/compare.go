@@ -8,6 +8,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -35,16 +36,31 @@ type Config struct {
 	Reported        string
 	ReportedMbps    float64 // 0: not given
 	ReportedRetrans float64 // -1: not given
+	// Calibration is the run's perfrun.Options.Calibration ("": fitted).
+	Calibration string
+	// Basis says whether a parameter was fitted to this row's reported
+	// numbers (BasisCalibrated) or not (BasisPredicted).
+	Basis string
 }
 
+// The bases of a row's numbers (Config.Basis).
+const (
+	BasisCalibrated = "calibrated"
+	BasisPredicted  = "predicted"
+)
+
 // Configs are the rows of docs/reference/meson8b-ethernet.md §10, the commit's two first.
+// The before row's throughput is fitted by the board CPU's wake turnaround,
+// the after row's by its per-packet cost; the last row is the before row
+// without the turnaround, its sourced-only prediction.
 var Configs = []Config{
-	{"before the fix", "pre-fix", 4, "rgmii", false, "153 Mbit/s, 514 retransmits in 10 s", 153, 514},
-	{"after the fix", "fixed", 2, "rgmii", false, "778 Mbit/s, 0 retransmits", 778, 0},
-	{"pre-fix, 2 ns", "pre-fix", 2, "rgmii", false, "100% packet loss, even DHCP failed", 0, -1},
-	{"fixed, 4 ns", "fixed", 4, "rgmii", false, "\"still packet loss\"", 0, -1},
-	{"PHY delay only", "fixed", 2, "rgmii-txid", false, "\"working fine\"", 0, -1},
-	{"MAC 2 ns + PHY", "fixed", 2, "rgmii", true, "not reported", 0, -1},
+	{"before the fix", "pre-fix", 4, "rgmii", false, "153 Mbit/s, 514 retransmits in 10 s", 153, 514, "", BasisCalibrated},
+	{"after the fix", "fixed", 2, "rgmii", false, "778 Mbit/s, 0 retransmits", 778, 0, "", BasisCalibrated},
+	{"pre-fix, 2 ns", "pre-fix", 2, "rgmii", false, "100% packet loss, even DHCP failed", 0, -1, "", BasisPredicted},
+	{"fixed, 4 ns", "fixed", 4, "rgmii", false, "\"still packet loss\"", 0, -1, "", BasisPredicted},
+	{"PHY delay only", "fixed", 2, "rgmii-txid", false, "\"working fine\"", 0, -1, "", BasisPredicted},
+	{"MAC 2 ns + PHY", "fixed", 2, "rgmii", true, "not reported", 0, -1, "", BasisPredicted},
+	{"before, sourced", "pre-fix", 4, "rgmii", false, "153 Mbit/s, 514 retransmits in 10 s", 153, 514, perfrun.CalibrationNone, BasisPredicted},
 }
 
 // Row is one configuration's result, averaged over the seeds.
@@ -69,6 +85,11 @@ type Row struct {
 	// board's throughput at this row's measured loss (0: no real throughput or no
 	// loss): what the emulated path would need to reproduce the real number.
 	ImpliedRTTMicros float64 `json:"implied_rtt_us,omitempty"`
+	// Basis is BasisCalibrated when a parameter was fitted to this row's
+	// reported numbers, else BasisPredicted; Calibration the run's
+	// (perfrun.CalibrationFitted or CalibrationNone).
+	Basis       string `json:"basis"`
+	Calibration string `json:"calibration"`
 	// LinkDead: frames do not get through (measured loss above 50 %), so TCP
 	// cannot connect and no iperf3 test runs.
 	LinkDead        bool    `json:"link_dead"`
@@ -233,7 +254,8 @@ func tcpTests(ctx context.Context, o Options, live []job, runs [][]seedRun) erro
 		c, r := Configs[j.cfg], &runs[j.cfg][j.seed]
 		g.Go(func() error {
 			var err error
-			r.rep, err = o.RunTCP(gctx, perfrun.Options{Sim: c.simOptions(o, uint64(j.seed+1)), Duration: o.Duration})
+			r.rep, err = o.RunTCP(gctx, perfrun.Options{Sim: c.simOptions(o, uint64(j.seed+1)), Duration: o.Duration,
+				Calibration: c.Calibration})
 			if err != nil {
 				return fmt.Errorf("compare %s: %w", c.Name, err)
 			}
@@ -313,7 +335,8 @@ func frameTest(o Options, c Config, seed uint64) (seedRun, error) {
 // summarize turns a configuration's runs (in seed order) into its row.
 func summarize(o Options, c Config, runs []seedRun) Row {
 	row := Row{Name: c.Name, Driver: c.Driver, TxDelayNs: c.TxDelayNs, PhyMode: c.PhyMode, PHYTXDelay: c.PHYTXDelay,
-		Seeds: o.Seeds, Reported: c.Reported, ReportedMbps: c.ReportedMbps, ReportedRetrans: c.ReportedRetrans}
+		Seeds: o.Seeds, Reported: c.Reported, ReportedMbps: c.ReportedMbps, ReportedRetrans: c.ReportedRetrans,
+		Basis: c.Basis, Calibration: cmp.Or(c.Calibration, perfrun.CalibrationFitted)}
 	var tput, retr, loss, rtt []float64
 	for _, r := range runs {
 		row.PredictedFrameLoss = r.predicted
@@ -383,8 +406,8 @@ func meanStd(x []float64) (mean, sd float64) {
 // row what the commit and its thread reported of the real board.
 func WriteTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "%s%s, %.0f s iperf3 per run (virtual time)\n\n", r.Board, watchdogNote(r.RXWatchdog), r.DurationSec)
-	fmt.Fprintf(w, "%-16s %-8s %-5s %-10s %-5s %9s %10s %10s %17s %13s %9s\n",
-		"configuration", "driver", "delay", "phy-mode", "PHY", "MAC ps", "predicted", "measured", "throughput", "retransmits", "path RTT")
+	fmt.Fprintf(w, "%-16s %-8s %-5s %-10s %-5s %9s %10s %10s %17s %13s %9s  %s\n",
+		"configuration", "driver", "delay", "phy-mode", "PHY", "MAC ps", "predicted", "measured", "throughput", "retransmits", "path RTT", "basis")
 	for _, x := range r.Rows {
 		phy := "off"
 		if x.PHYTXDelay || x.PhyMode == "rgmii-txid" || x.PhyMode == "rgmii-id" {
@@ -400,8 +423,8 @@ func WriteTable(w io.Writer, r *Result) {
 		if x.LinkDead {
 			tp, rt, pr = "link dead", "-", "-"
 		}
-		fmt.Fprintf(w, "%-16s %-8s %2d ns %-10s %-5s %9.0f %10.3g %9.3f%% %17s %13s %9s\n",
-			x.Name, x.Driver, x.TxDelayNs, x.PhyMode, phy, x.EffectiveTXDelayPs, x.PredictedFrameLoss, 100*x.MeasuredFrameLoss, tp, rt, pr)
+		fmt.Fprintf(w, "%-16s %-8s %2d ns %-10s %-5s %9.0f %10.3g %9.3f%% %17s %13s %9s  %s\n",
+			x.Name, x.Driver, x.TxDelayNs, x.PhyMode, phy, x.EffectiveTXDelayPs, x.PredictedFrameLoss, 100*x.MeasuredFrameLoss, tp, rt, pr, x.Basis)
 	}
 	if r.Unfinished > 0 {
 		fmt.Fprintf(w, "(interrupted: %d of %d configurations unfinished, left out)\n", r.Unfinished, r.Unfinished+len(r.Rows))
@@ -411,7 +434,10 @@ func WriteTable(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "  %-16s %s%s\n", x.Name, x.Reported, ratio(x))
 	}
 	fmt.Fprintf(w, "\nmeasured = frame loss of the board's data frames (TCP runs) or of 1514-byte test frames (dead links)\n")
-	fmt.Fprintf(w, "path RTT = the board's data flow's round trip under load (link-layer srtt)\n")
+	fmt.Fprintf(w, "path RTT = the board's data flow's round trip under load (link-layer srtt, mean over the test)\n")
+	fmt.Fprintf(w, "basis = calibrated: a parameter was fitted to the row's real numbers (before: the board CPU's wake\n")
+	fmt.Fprintf(w, "  turnaround; after: its per-packet cost); predicted: none was. \"before, sourced\" is the before row\n")
+	fmt.Fprintf(w, "  with nothing fitted to it (run --calibration none): the sourced-only prediction\n")
 	for _, x := range r.Rows {
 		if x.ImpliedRTTMicros > 0 {
 			fmt.Fprintf(w, "%s: at the measured loss the real %.0f Mbit/s need a round trip of %.0f us\n  by Mathis's rule (C = %.2f, MSS %d); the emulated path has %.0f us\n",

@@ -23,7 +23,7 @@ func TestOutcomeMatrixShape(t *testing.T) {
 	}
 	want := map[string]bool{ // row -> link dead
 		"before the fix": false, "after the fix": false, "pre-fix, 2 ns": true,
-		"fixed, 4 ns": true, "PHY delay only": false, "MAC 2 ns + PHY": true,
+		"fixed, 4 ns": true, "PHY delay only": false, "MAC 2 ns + PHY": true, "before, sourced": false,
 	}
 	if len(r.Rows) != len(want) {
 		t.Fatalf("%d rows, want %d", len(r.Rows), len(want))
@@ -49,9 +49,21 @@ func TestOutcomeMatrixShape(t *testing.T) {
 			}
 		}
 	}
+	// The before row is calibrated (the wake turnaround), its sourced-only
+	// twin predicted, without the turnaround, and faster.
+	byName := map[string]Row{}
+	for _, row := range r.Rows {
+		byName[row.Name] = row
+	}
+	cal, src := byName["before the fix"], byName["before, sourced"]
+	if cal.Basis != BasisCalibrated || cal.Calibration != perfrun.CalibrationFitted ||
+		src.Basis != BasisPredicted || src.Calibration != perfrun.CalibrationNone || src.ThroughputBps < 1.5*cal.ThroughputBps {
+		t.Errorf("before rows: %s/%s %.1f Mbit/s, %s/%s %.1f Mbit/s", cal.Basis, cal.Calibration, cal.ThroughputBps/1e6,
+			src.Basis, src.Calibration, src.ThroughputBps/1e6)
+	}
 	var b bytes.Buffer
 	WriteTable(&b, r)
-	if !strings.Contains(b.String(), "link dead") || !strings.Contains(b.String(), "153 Mbit/s, 514 retransmits") ||
+	if !strings.Contains(b.String(), "link dead") || !strings.Contains(b.String(), "  calibrated\n") || !strings.Contains(b.String(), "153 Mbit/s, 514 retransmits") ||
 		!strings.Contains(b.String(), "before the fix: at the measured loss the real 153 Mbit/s need a round trip of") {
 		t.Errorf("table:\n%s", b.String())
 	}
@@ -92,12 +104,12 @@ func TestInterruptedKeepsFinishedRows(t *testing.T) {
 		names = append(names, row.Name)
 	}
 	want := []string{"after the fix", "pre-fix, 2 ns", "fixed, 4 ns", "MAC 2 ns + PHY"}
-	if strings.Join(names, "|") != strings.Join(want, "|") || r.Unfinished != 2 || r.Rows[0].ThroughputBps != 700e6 {
-		t.Fatalf("rows %q, unfinished %d; want %q and 2", names, r.Unfinished, want)
+	if strings.Join(names, "|") != strings.Join(want, "|") || r.Unfinished != 3 || r.Rows[0].ThroughputBps != 700e6 {
+		t.Fatalf("rows %q, unfinished %d; want %q and 3", names, r.Unfinished, want)
 	}
 	var buf bytes.Buffer
 	WriteTable(&buf, r)
-	if !strings.Contains(buf.String(), "(interrupted: 2 of 6 configurations unfinished, left out)") {
+	if !strings.Contains(buf.String(), "(interrupted: 3 of 7 configurations unfinished, left out)") {
 		t.Errorf("table without the interruption note:\n%s", buf.String())
 	}
 }

@@ -47,6 +47,18 @@ type Config struct {
 	// as one NAPI poll. 0 hands each over as it arrives (r8169, which writes
 	// IntrMitigate 0). docs/latency.md has the values per NIC.
 	RxDelay emu.Time
+	// RxBulkDelay, when set, is the interval after an interrupt that handed
+	// over at least RxBulkFrames frames (e1000e's "bulk" latency class, its
+	// 4000 interrupts/s); RxDelay holds after a smaller one.
+	RxBulkDelay  emu.Time
+	RxBulkFrames int
+	// RxTimer is a coalescing timer started by the first frame of a batch:
+	// the batch goes to the stack that long after it (RTL8153's
+	// USB_RX_EARLY_TIMEOUT), and no sooner than RxDelay after the previous
+	// interrupt (the xHCI's interrupt moderation).
+	RxTimer emu.Time
+	// Profile names the PC NIC these settings are (PCProfiles); "" none.
+	Profile string
 	// RxRingSize bounds the frames waiting out RxDelay; more are counted as
 	// rx_missed_errors.
 	RxRingSize int
@@ -73,8 +85,11 @@ func (c Config) validate() error {
 	if c.MaxFrameLen < ether.MinFrameLen || c.MaxFrameLen > maxFrameLenLimit {
 		errs = append(errs, fmt.Errorf("max frame length %d: want %d..%d", c.MaxFrameLen, ether.MinFrameLen, maxFrameLenLimit))
 	}
-	if c.RxDelay < 0 {
-		errs = append(errs, fmt.Errorf("rx delay %d ns: negative", c.RxDelay))
+	if c.RxDelay < 0 || c.RxBulkDelay < 0 || c.RxTimer < 0 {
+		errs = append(errs, fmt.Errorf("rx delays %d, %d, %d ns: negative", c.RxDelay, c.RxBulkDelay, c.RxTimer))
+	}
+	if c.RxBulkDelay > 0 && c.RxBulkFrames < 1 {
+		errs = append(errs, fmt.Errorf("rx bulk delay without a frame count (%d)", c.RxBulkFrames))
 	}
 	if c.RxRingSize < 1 || c.RxRingSize > 1<<16 {
 		errs = append(errs, fmt.Errorf("rx ring size %d: want 1..%d", c.RxRingSize, 1<<16))
@@ -101,6 +116,7 @@ type NIC struct {
 	rxFlush   *emu.Event
 	rxLastIRQ emu.Time
 	rxIRQSeen bool
+	rxBulk    bool // the last interrupt was a bulk one (RxBulkDelay holds)
 }
 
 // New makes a NIC on machine m.

@@ -1,9 +1,6 @@
 package farend
 
-import (
-	"mesonemu/emu"
-	"mesonemu/ether"
-)
+import "mesonemu/ether"
 
 // DropCause is what became of a received frame.
 type DropCause int
@@ -65,7 +62,7 @@ func (n *NIC) Receive(frameWithFCS []byte, alignError bool) DropCause {
 		n.stats.RxDropped++
 		return DropNoConsumer
 	}
-	if n.cfg.RxDelay == 0 {
+	if n.cfg.RxDelay == 0 && n.cfg.RxTimer == 0 {
 		n.countRx(frame)
 		n.consumer(frame)
 		return Accepted
@@ -77,9 +74,13 @@ func (n *NIC) Receive(frameWithFCS []byte, alignError bool) DropCause {
 	n.countRx(frame)
 	n.rxPending = append(n.rxPending, append([]byte(nil), frame...))
 	if !n.rxFlush.Pending() {
-		var wait emu.Time
+		wait := n.cfg.RxTimer
 		if n.rxIRQSeen {
-			wait = max(0, n.rxLastIRQ+n.cfg.RxDelay-n.m.Now())
+			interval := n.cfg.RxDelay
+			if n.rxBulk {
+				interval = n.cfg.RxBulkDelay
+			}
+			wait = max(wait, n.rxLastIRQ+interval-n.m.Now())
 		}
 		n.rxFlush = n.m.After(wait, n.flushRx)
 	}
@@ -112,6 +113,7 @@ func (n *NIC) countRx(frame []byte) {
 func (n *NIC) flushRx() {
 	n.rxLastIRQ, n.rxIRQSeen = n.m.Now(), true
 	pending := n.rxPending
+	n.rxBulk = n.cfg.RxBulkDelay > 0 && len(pending) >= n.cfg.RxBulkFrames
 	n.rxPending = nil
 	for _, f := range pending {
 		if n.consumer == nil { // detached while the frame waited: it never reaches a stack

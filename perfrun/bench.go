@@ -31,6 +31,11 @@ type Bench struct {
 
 	pcNIC *netstack.PCNIC
 	cpu   *linuxmodel.CPU // the board's, under its governor if any
+	wake  *linuxmodel.Wake
+	// srttSum and srttN add up the board's link-layer srtt, sampled every
+	// srttEvery while its iperf3 test runs (machine lock).
+	srttSum time.Duration
+	srttN   int
 	// The board's data frames (machine lock): sent, changed by the wire, and
 	// of those the ones the PC's MAC dropped, for a bad FCS or a lost start.
 	dataSent, dataChanged, dataBadFCS, dataAlign uint64
@@ -84,6 +89,7 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 		return nil, err
 	}
 	b.Report.CPUFreq = o.CPUFreq
+	b.Report.Calibration = o.Calibration
 	boardCfg := netstack.HostConfig{Name: "board", Machine: m, Addr: o.BoardIP, MAC: tcpip.LinkAddress(s.Board.MAC[:]),
 		CC: o.CC, NIC: netstack.StmmacNIC{Driver: s.Guest.MAC}, Seeded: int64(o.Sim.Seed)*2 + 1,
 		CPU: b.cpu, SmallQueues: linuxmodel.TSQOn}
@@ -98,6 +104,7 @@ func Start(ctx context.Context, o Options) (*Bench, error) {
 	if abl.pc != nil {
 		abl.pc(&pcCfg)
 	}
+	b.wakeBoard(&boardCfg, o.Calibration)
 	if b.Board, err = netstack.NewHost(boardCfg); err != nil {
 		b.Close()
 		return nil, err
@@ -149,12 +156,51 @@ func (b *Bench) tally() {
 	b.Report.LostNeverResent = uint64(len(b.lostSegs))
 	b.Report.CPUFreqTransitions, b.Report.CPUFreqEndKHz = b.cpu.Transitions(), b.cpu.CurKHz()
 	m.Unlock()
+	b.Report.BoardWakes = b.wake.Wakes()
+	srttMean := time.Duration(0)
+	if b.srttN > 0 {
+		srttMean = b.srttSum / time.Duration(b.srttN)
+	}
 	for _, h := range []*netstack.Host{b.Board, b.PC} {
 		if st := h.EP.SmallQueueStats(); st.SRTT > 0 {
-			b.Report.PathSRTTMicros = float64(st.SRTT) / float64(time.Microsecond)
+			b.Report.PathSRTTEndMicros = float64(st.SRTT) / float64(time.Microsecond)
+			b.Report.PathSRTTMicros = b.Report.PathSRTTEndMicros
 			b.Report.TSQThrottled, b.Report.HeldRetransmits = st.Waits, st.HeldRetransmits
+			if srttMean > 0 {
+				b.Report.PathSRTTMicros = float64(srttMean) / float64(time.Microsecond)
+			}
 		}
 	}
+}
+
+// srttEvery is how often the board's link-layer srtt is sampled for the
+// report's mean: often enough to see the stretches a flow spends in each
+// regime (tens of ms), rare enough to cost nothing.
+const srttEvery = 10 * emu.Millisecond
+
+// sampleSRTT samples the board's link-layer srtt every srttEvery while on()
+// holds. The samples only read the stacks' state, so the run is the same
+// with or without them.
+func (b *Bench) sampleSRTT(on func() bool) {
+	m := b.Sim.Machine()
+	var ev *emu.Event
+	ev = m.NewGuestEvent(func() {
+		if !on() {
+			return
+		}
+		if st := b.Board.EP.SmallQueueStats(); st.SRTT > 0 {
+			m.Lock()
+			b.srttSum += st.SRTT
+			b.srttN++
+			m.Unlock()
+		}
+		m.Lock()
+		m.Schedule(ev, m.Now()+srttEvery)
+		m.Unlock()
+	})
+	m.Lock()
+	m.Schedule(ev, m.Now()+srttEvery)
+	m.Unlock()
 }
 
 // Go starts a program on the engine.
@@ -322,3 +368,30 @@ func setGovernor(cpu *linuxmodel.CPU, name string, opps []uint32) error {
 	cpu.SetGovernor(g)
 	return nil
 }
+
+// wakeBoard puts the board CPU's wake turnaround (CALIBRATED, soc/board) in
+// front of its receive path when the calibration asks for it and the host
+// has a CPU model (the cpu-cost ablation takes both away).
+func (b *Bench) wakeBoard(cfg *netstack.HostConfig, calibration string) {
+	d := emu.Time(b.Sim.Board.CPU.WakeTurnaroundNs)
+	if calibration == CalibrationNone || cfg.CPU == nil || d == 0 {
+		return
+	}
+	nic, ok := cfg.NIC.(netstack.StmmacNIC)
+	if !ok {
+		return
+	}
+	b.wake = linuxmodel.NewWake(b.Sim.Machine(), cfg.CPU, d, false)
+	b.Report.WakeTurnaroundUs = float64(d) / float64(emu.Microsecond)
+	cfg.NIC = wakingNIC{StmmacNIC: nic, wake: b.wake}
+}
+
+// wakingNIC is the board's card with the CPU's wake turnaround between its
+// receive interrupt and the stack.
+type wakingNIC struct {
+	netstack.StmmacNIC
+	wake *linuxmodel.Wake
+}
+
+// SetReceiver implements link.Endpoint.
+func (n wakingNIC) SetReceiver(fn func([]byte)) { n.StmmacNIC.SetReceiver(n.wake.Receiver(fn)) }

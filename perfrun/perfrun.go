@@ -9,6 +9,7 @@
 package perfrun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,10 @@ type Options struct {
 	// fixed at the fit's frequency) or CPUFreqOndemand (Linux's ondemand
 	// over the board's OPP table); "" is DefaultCPUFreq. docs/model.md.
 	CPUFreq string
+	// Calibration is CalibrationFitted (every calibrated parameter, the
+	// default) or CalibrationNone (none fitted to the commit's before row:
+	// its sourced-only prediction); "" is the default.
+	Calibration string
 	// Ablate names one timing mechanism to switch off (Ablations); "" none.
 	Ablate string
 }
@@ -59,6 +64,15 @@ const (
 	// DefaultCPUFreq: whether cpufreq ran on the commit's board is
 	// unconfirmed; docs/model.md gives the evidence for this choice.
 	DefaultCPUFreq = CPUFreqOff
+)
+
+// The calibrations (Options.Calibration). The CPU's per-packet cost and the
+// wire's skew are fitted to the fixed row and the commit's loss ratio, and
+// stay in both; CalibrationNone drops what was fitted to the before row (the
+// board CPU's wake turnaround, soc/board/cpu.go).
+const (
+	CalibrationFitted = "fitted"
+	CalibrationNone   = "none"
 )
 
 // Defaults from the benchmarking ranges: IPv4's (RFC 2544) and IPv6's
@@ -82,11 +96,17 @@ type Report struct {
 	// CPUFreq is the board CPU's governor; CPUFreqTransitions how many
 	// frequency changes (each a transition stall) it made, CPUFreqEndKHz
 	// the frequency it ended at (0: no governor).
-	CPUFreq            string  `json:"cpufreq"`
-	CPUFreqTransitions uint64  `json:"cpufreq_transitions"`
-	CPUFreqEndKHz      uint32  `json:"cpufreq_end_khz"`
-	LinkUpSeconds      float64 `json:"link_up_virtual_seconds"`
-	VirtualSeconds     float64 `json:"virtual_seconds"`
+	CPUFreq            string `json:"cpufreq"`
+	CPUFreqTransitions uint64 `json:"cpufreq_transitions"`
+	CPUFreqEndKHz      uint32 `json:"cpufreq_end_khz"`
+	// Calibration is CalibrationFitted or CalibrationNone; WakeTurnaroundUs
+	// the board CPU's wake turnaround the run used (0: none) and BoardWakes
+	// how many times a receive interrupt found the core idle and waited it out.
+	Calibration      string  `json:"calibration"`
+	WakeTurnaroundUs float64 `json:"wake_turnaround_us"`
+	BoardWakes       uint64  `json:"board_wakes"`
+	LinkUpSeconds    float64 `json:"link_up_virtual_seconds"`
+	VirtualSeconds   float64 `json:"virtual_seconds"`
 	// WallSeconds is the one host-dependent number of a run.
 	WallSeconds    float64 `json:"wall_seconds"`
 	Retransmits    uint64  `json:"retransmits"`
@@ -106,9 +126,13 @@ type Report struct {
 	// intact afterwards: in flight when the test ended.
 	LostNeverResent uint64 `json:"lost_segments_not_resent"`
 	// PathSRTTMicros is the board's data flow's smoothed RTT as TCP Small
-	// Queues measures it at the link layer (microsecond resolution), and
-	// TSQThrottled how often that limit made the flow wait for TX completion.
-	PathSRTTMicros float64 `json:"path_srtt_us"`
+	// Queues measures it at the link layer (microsecond resolution), the
+	// mean of samples every 10 ms of the test, and PathSRTTEndMicros its
+	// value at the end (a flow that switches between a fast and a slow
+	// regime ends in either); TSQThrottled is how often that limit made the
+	// flow wait for TX completion.
+	PathSRTTMicros    float64 `json:"path_srtt_us"`
+	PathSRTTEndMicros float64 `json:"path_srtt_end_us"`
 	// PathRTTFromTCPInfo: TSQ was off, so PathSRTTMicros is the sender's mean
 	// RTT from tcp_info (as iperf3 reports it) instead.
 	PathRTTFromTCPInfo bool   `json:"path_rtt_from_tcp_info,omitempty"`
@@ -142,10 +166,7 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	out := o.Output
-	if out == nil {
-		out = io.Discard
-	}
+	out := cmp.Or(o.Output, io.Discard)
 	b, err := Start(ctx, o)
 	if err != nil {
 		return nil, nil, err
@@ -180,6 +201,7 @@ func Run(ctx context.Context, o Options) (*iperf3.Result, *Report, error) {
 	// so far is still reported, with the counters, and ctx's error returned.
 	// The server waits for its test as iperf3 -s does; a client that never
 	// reached it (no route to the PC on a dead link) ends the run alone.
+	b.sampleSRTT(func() bool { return !client.Done() })
 	stopped := b.RunWhile(ctx, func() bool {
 		return !client.Done() || (!server.Done() && clientErr == nil)
 	})
@@ -299,6 +321,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.CPUFreq != CPUFreqOff && o.CPUFreq != CPUFreqOndemand {
 		return o, fmt.Errorf("--cpufreq %q: want %q or %q", o.CPUFreq, CPUFreqOff, CPUFreqOndemand)
+	}
+	if o.Calibration == "" {
+		o.Calibration = CalibrationFitted
+	}
+	if o.Calibration != CalibrationFitted && o.Calibration != CalibrationNone {
+		return o, fmt.Errorf("--calibration %q: want %q or %q", o.Calibration, CalibrationFitted, CalibrationNone)
 	}
 	if !o.PCIP.IsValid() {
 		o.PCIP = DefaultPCIP

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"mesonemu/farend"
 	"mesonemu/linux/stmmac"
 	"mesonemu/netstack"
 	"mesonemu/sim"
@@ -32,8 +33,15 @@ func writeHeader(w io.Writer, r *Report) {
 	if a, err := LookupAblation(r.Ablation); err == nil && a.Name != "none" {
 		fmt.Fprintf(w, "ablation: %s: %s\n", a.Name, a.What)
 	}
-	if d.PCRxModerationUs > 0 {
+	switch {
+	case d.PCProfile != "" && d.PCProfile != farend.DefaultPCProfile:
+		p, _ := farend.LookupPCProfile(d.PCProfile)
+		fmt.Fprintf(w, "PC NIC:   %s (--pc %s): %s\n", p.NIC, p.Name, p.Why)
+	case d.PCRxModerationUs > 0:
 		fmt.Fprintf(w, "PC NIC:   interrupt moderation %.0f us\n", d.PCRxModerationUs)
+	}
+	if r.WakeTurnaroundUs > 0 {
+		fmt.Fprintf(w, "board:    CPU wake turnaround %.0f us (CALIBRATED to the commit's before row; --calibration none: without)\n", r.WakeTurnaroundUs)
 	}
 	fmt.Fprintf(w, "link:     %s (after %.2f s)\n", d.Link, r.LinkUpSeconds)
 	fmt.Fprintf(w, "predicted frame loss (1514 B, random payload): TX %.3g, RX %.3g\n", d.PredictedTX, d.PredictedRX)
@@ -116,13 +124,29 @@ var CommitRuns = []Commit{
 	{"after the fix", "fixed", 2, 778, 0},
 }
 
+// basisOf says which of a commit row's numbers a parameter was fitted to
+// (soc/board: the wire's skew to the before row's loss ratio, the CPU's
+// per-packet cost to the after row, its wake turnaround to the before row's
+// throughput) and which the model predicts.
+func basisOf(c Commit, r *Report) string {
+	if c.Driver == "fixed" {
+		return "throughput CALIBRATED (the board CPU's per-packet cost, fitted to this row); 0 retransmits predicted"
+	}
+	if r.WakeTurnaroundUs > 0 {
+		return fmt.Sprintf("throughput CALIBRATED (the board CPU's %.0f us wake turnaround, fitted to this row), "+
+			"frame loss CALIBRATED (wire skew); retransmits, K and path RTT predicted; --calibration none: the sourced-only prediction",
+			r.WakeTurnaroundUs)
+	}
+	return "predicted: nothing fitted to this row's throughput (the wire skew is fitted to its loss ratio)"
+}
+
 // commitRun is the commit measurement whose configuration this run has, if any:
 // the board, driver, delays and traffic of the commit, nothing switched off.
 func commitRun(r *Report, o Options) (Commit, bool) {
 	d := r.Description
 	so := o.Sim
 	plain := d.Board == "odroid-c1" && d.PhyMode == "rgmii" && !d.PHYTXDelay && r.Ablation == "none" &&
-		!o.Reverse && o.Parallel == 1 && o.CC == "cubic" && so.Speed == 0 && so.FarEnd.RxDelay == 0 &&
+		!o.Reverse && o.Parallel == 1 && o.CC == "cubic" && so.Speed == 0 && so.FarEnd.RxDelay == 0 && so.FarEnd.RxTimer == 0 &&
 		(so.Mechanism == "" || so.Mechanism == "A") && (so.Kernel == "" || so.Kernel == d.Stmmac.Tree) &&
 		d.Stmmac.Tree == stmmac.DefaultTree && !o.IPv6
 	for _, c := range CommitRuns {
@@ -205,6 +229,7 @@ func writeSummary(w io.Writer, r *Report, o Options) {
 	if c, ok := commitRun(r, o); ok {
 		fmt.Fprintf(w, "real:     Odroid-C1 %s (%s driver, %d ns): %.0f Mbit/s, %d retransmits in 10 s (the commit's iperf3 run)\n",
 			c.What, c.Driver, c.TxDelayNs, c.Mbps, c.Retransmits)
+		fmt.Fprintf(w, "basis:    %s\n", basisOf(c, r))
 	}
 	if !o.Counters && !r.Interrupted {
 		fmt.Fprintf(w, "counters: --counters lists them (ethtool -S style), --json holds them\n")

@@ -42,6 +42,9 @@ type Description struct {
 	Stmmac StmmacTuning `json:"stmmac"`
 	// PCRxModerationUs is the PC NIC's interrupt moderation (0: none).
 	PCRxModerationUs float64 `json:"pc_rx_moderation_us"`
+	// PCProfile is the PC NIC's profile (farend.PCProfiles; "": moderation
+	// set by hand).
+	PCProfile string `json:"pc_profile,omitempty"`
 	// WireError says why a wire direction has no valid timing (empty: none).
 	WireError string `json:"wire_error,omitempty"`
 	regs      map[string]string
@@ -110,6 +113,7 @@ func (s *Sim) Describe() (Description, error) {
 	d.PredictedTX, d.PredictedRX = hw.PredictedLoss(1514)
 	d.Link = s.Guest.PHY.Status()
 	d.PCRxModerationUs = float64(s.Opts.FarEnd.RxDelay) / float64(emu.Microsecond)
+	d.PCProfile = s.Opts.FarEnd.Profile
 	tree, _ := stmmac.LookupTree(s.Opts.Kernel)
 	cfg := s.Guest.MAC.Config()
 	d.Stmmac = StmmacTuning{Tree: tree.Name, Source: tree.Why, TxCoalFrames: cfg.TxCoalFrames, TxCoalTimerUs: cfg.TxCoalTimerUs,

@@ -130,10 +130,13 @@ func childRun(command func(ctx context.Context, args []string) *exec.Cmd) func(c
 		s := o.Sim
 		carried := sim.Options{Board: s.Board, Driver: s.Driver, TxDelayNs: s.TxDelayNs, PhyMode: s.PhyMode, PHYTXDelay: s.PHYTXDelay, Seed: s.Seed,
 			RXWatchdog: s.RXWatchdog}
-		if !reflect.DeepEqual(o, perfrun.Options{Sim: carried, Duration: o.Duration, Ablate: o.Ablate}) {
-			return nil, errors.New("a child run carries only board, driver, tx-delay-ns, phy-mode, phy-tx-delay, rx-watchdog, seed, time and ablate")
+		if !reflect.DeepEqual(o, perfrun.Options{Sim: carried, Duration: o.Duration, Ablate: o.Ablate, Calibration: o.Calibration}) {
+			return nil, errors.New("a child run carries only board, driver, tx-delay-ns, phy-mode, phy-tx-delay, rx-watchdog, seed, time, ablate and calibration")
 		}
 		args := []string{"run", "--json", "--driver", o.Sim.Driver, "--seed", strconv.FormatUint(o.Sim.Seed, 10), "--time", o.Duration.String()}
+		if o.Calibration != "" {
+			args = append(args, "--calibration", o.Calibration)
+		}
 		if o.Ablate != "" {
 			args = append(args, "--ablate="+o.Ablate)
 		}

@@ -106,7 +106,7 @@ func (f *iperf3Opts) run(e *env) error {
 		so.Trace = e.stderr
 	}
 	if f.tap.tap != "" {
-		for _, n := range []string{"board-ip", "pc-ip", "ablate", "pc-rx-moderation", "counters"} {
+		for _, n := range []string{"board-ip", "pc-ip", "ablate", "pc", "pc-rx-moderation", "counters"} {
 			if f.given(n) {
 				return usagef("--%s does not apply with --tap (the far end is the host; the board's address is --ip)", n)
 			}

@@ -22,6 +22,7 @@ type runOpts struct {
 	json     bool
 	expect   string
 	cpufreq  string
+	calib    string
 }
 
 // newRunCmd is the main job: boot, link, iperf3 board -> PC in virtual time.
@@ -43,6 +44,7 @@ func newRunCmd(e *env) *cobra.Command {
 	addJSON(fs, &o.json)
 	addExpect(fs, &o.expect)
 	fs.StringVar(&o.cpufreq, "cpufreq", perfrun.DefaultCPUFreq, "the board CPU's frequency governor: off (clock fixed at the top OPP) or ondemand (Linux's, over meson8b's OPP table; whether the commit's board ran it is unconfirmed, docs/reference/cpufreq.md)")
+	fs.StringVar(&o.calib, "calibration", perfrun.CalibrationFitted, "fitted (every calibrated parameter) or none (nothing fitted to the commit's before row: the board CPU's wake turnaround off, the sourced-only prediction); docs/model.md")
 	return c
 }
 
@@ -69,7 +71,7 @@ func (f *runOpts) perfOptions() (perfrun.Options, error) {
 	if err := checkExpect(f.expect); err != nil {
 		return o, err
 	}
-	o.CPUFreq = f.cpufreq
+	o.CPUFreq, o.Calibration = f.cpufreq, f.calib
 	if err := o.Validate(); err != nil {
 		return o, optionError(err)
 	}

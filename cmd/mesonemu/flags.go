@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"mesonemu/emu"
+	"mesonemu/farend"
 	"mesonemu/linkclass"
 	stmmacdrv "mesonemu/linux/stmmac"
 	"mesonemu/perfrun"
@@ -49,6 +51,7 @@ type stmmacTuning struct{ kernel, rxWatchdog string }
 // pcFlags: the in-process PC and the stacks' TCP.
 type pcFlags struct {
 	cc            string
+	profile       string
 	moderation    durationValue
 	boardIP, pcIP string
 }
@@ -242,6 +245,7 @@ func addJSON(fs *pflag.FlagSet, json *bool) {
 // addPC: the in-process PC and the stacks' TCP.
 func (f *pcFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.cc, "cc", "cubic", "TCP congestion control of both stacks: cubic or reno")
+	fs.StringVar(&f.profile, "pc", farend.DefaultPCProfile, "the PC's NIC class and its driver's default receive moderation: "+pcProfileNames()+" (docs/latency.md)")
 	fs.Var(&f.moderation, "pc-rx-moderation", "the PC NIC's interrupt moderation: frames wait up to this long before its stack sees them (e.g. 250us, igb/e1000e at 4000 interrupts/s; default 0: none)")
 	fs.StringVar(&f.boardIP, "board-ip", perfrun.DefaultBoardIP.String(), "board address (in-process)")
 	fs.StringVar(&f.pcIP, "pc-ip", perfrun.DefaultPCIP.String(), "PC address (in-process)")
@@ -307,6 +311,14 @@ func checkJobs(c cmdFlags, jobs int) error {
 	return nil
 }
 
+func pcProfileNames() string {
+	var names []string
+	for _, p := range farend.PCProfiles {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 func kernelNames() string {
 	var names []string
 	for _, k := range stmmacdrv.Trees {
@@ -368,7 +380,17 @@ func (pc *pcFlags) perfOptions(so sim.Options, d time.Duration, parallel int) (p
 	if m := time.Duration(pc.moderation); m < 0 || m > time.Second {
 		return perfrun.Options{}, usagef("--pc-rx-moderation %v: want 0 to 1s", m)
 	}
-	so.FarEnd.RxDelay = emu.Time(pc.moderation)
+	prof, err := farend.LookupPCProfile(cmp.Or(pc.profile, farend.DefaultPCProfile))
+	if err != nil {
+		return perfrun.Options{}, usagef("%v", err)
+	}
+	if pc.moderation != 0 && prof.Name != farend.DefaultPCProfile {
+		return perfrun.Options{}, usagef("--pc %s and --pc-rx-moderation: the profile sets the moderation", prof.Name)
+	}
+	so.FarEnd = prof.Apply(so.FarEnd)
+	if pc.moderation != 0 {
+		so.FarEnd.RxDelay, so.FarEnd.Profile = emu.Time(pc.moderation), ""
+	}
 	o := perfrun.Options{Sim: so, Duration: d, Parallel: parallel, CC: pc.cc}
 	// A zero is the runner's default: the command line's zero is refused.
 	for _, err := range []error{perfrun.CheckDuration(d), perfrun.CheckParallel(parallel)} {
@@ -376,7 +398,6 @@ func (pc *pcFlags) perfOptions(so sim.Options, d time.Duration, parallel int) (p
 			return o, optionError(err)
 		}
 	}
-	var err error
 	if o.BoardIP, err = netip.ParsePrefix(pc.boardIP); err != nil || !o.BoardIP.Addr().Is4() {
 		return o, usagef("--board-ip %q: want an IPv4 address with prefix, e.g. 198.18.0.2/24", pc.boardIP)
 	}

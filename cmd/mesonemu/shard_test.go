@@ -89,7 +89,7 @@ func TestShardRefusals(t *testing.T) {
 		{[]string{"compare", "--shard", "1/2"}, "--shard 1/2: a shard writes a JSON file"},
 		{[]string{"scan", "--shard", "1/2", "--json", "--png", filepath.Join(dir, "m.png")}, "--png: a shard has only part of the map"},
 		{[]string{"scan", "--shard", "1/9", "--json"}, "the run has 8 points, so N can be at most 8"},
-		{[]string{"compare", "--shard", "1/7", "--json"}, "the run has 6 points"},
+		{[]string{"compare", "--shard", "1/8", "--json"}, "the run has 7 points"},
 		{[]string{"linktest", "--shard", "1/2"}, "--shard does not apply to linktest"},
 		{[]string{"merge", two[0]}, "missing shard 2/2"},
 		{[]string{"merge", two[0], two[0], two[1]}, "are both shard 1/2"},

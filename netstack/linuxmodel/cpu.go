@@ -75,6 +75,12 @@ func (c *CPU) govern(now emu.Time) {
 	}
 }
 
+// Idle says the core has no work booked at now: a nil CPU, which costs
+// nothing, is always idle.
+func (c *CPU) Idle(now emu.Time) bool {
+	return c == nil || now >= c.busyUntil
+}
+
 // Busy is the total virtual time the core spent on packets (and on
 // frequency transitions).
 func (c *CPU) Busy() emu.Time {
