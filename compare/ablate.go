@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -269,12 +271,29 @@ func WriteAblation(w io.Writer, r *AblationResult) {
 		}
 	}
 	if g := r.Gap; g != nil {
-		fmt.Fprintf(w, "\nbefore the fix, the model gives %.0f Mbit/s where the real board gave %.0f; a missing mechanism would have to add either\n", g.EmulatedMbps, g.RealMbps)
-		if g.ExtraRTTMicros > 0 {
-			fmt.Fprintf(w, "  %.0f us of path RTT under load (Mathis's rule at the measured loss), or\n", g.ExtraRTTMicros)
-		}
-		fmt.Fprintf(w, "  %.0f retransmission timeouts of %.0f ms in %.0f s (each a lost retransmission or a lost tail)\n", g.RTOStalls, g.MinRTOMillis, r.DurationSec)
+		g.writeText(w, r.DurationSec)
 	}
+}
+
+// writeText says what the gap would take, in each currency that applies
+// (the path RTT only when the model's is shorter than Mathis's rule needs).
+func (g *Gap) writeText(w io.Writer, durationSec float64) {
+	var ways []string
+	if g.ExtraRTTMicros > 0 {
+		ways = append(ways, fmt.Sprintf("%.0f us of path RTT under load (Mathis's rule at the measured loss)", g.ExtraRTTMicros))
+	}
+	timeouts := "timeouts"
+	if math.Round(g.RTOStalls) == 1 {
+		timeouts = "timeout"
+	}
+	ways = append(ways, fmt.Sprintf("%.0f retransmission %s of %.0f ms in %.0f s (each a lost retransmission or a lost tail)",
+		g.RTOStalls, timeouts, g.MinRTOMillis, durationSec))
+	either := ""
+	if len(ways) > 1 {
+		either = " either"
+	}
+	fmt.Fprintf(w, "\nbefore the fix, the model gives %.0f Mbit/s where the real board gave %.0f; a missing mechanism would have to add%s\n  %s\n",
+		g.EmulatedMbps, g.RealMbps, either, strings.Join(ways, ", or\n  "))
 }
 
 // interrupted marks a result whose runs ctx stopped; its rows are a list

@@ -124,3 +124,28 @@ func TestAblateInterrupted(t *testing.T) {
 		t.Fatalf("rows %+v, unfinished %d, gap %+v; want the model's fixed row, 3, nil", r.Rows, r.Unfinished, r.Gap)
 	}
 }
+
+// TestGapText: the text names each currency that applies, with "either" only
+// when there are two, and a single timeout in the singular.
+func TestGapText(t *testing.T) {
+	cases := []struct {
+		name string
+		gap  Gap
+		want string
+	}{
+		{"two ways", Gap{EmulatedMbps: 300, RealMbps: 153, ExtraRTTMicros: 1147, RTOStalls: 24.5, MinRTOMillis: 200},
+			"\nbefore the fix, the model gives 300 Mbit/s where the real board gave 153; a missing mechanism would have to add either\n" +
+				"  1147 us of path RTT under load (Mathis's rule at the measured loss), or\n" +
+				"  24 retransmission timeouts of 200 ms in 10 s (each a lost retransmission or a lost tail)\n"},
+		{"timeouts only", Gap{EmulatedMbps: 157, RealMbps: 153, RTOStalls: 1.2, MinRTOMillis: 200},
+			"\nbefore the fix, the model gives 157 Mbit/s where the real board gave 153; a missing mechanism would have to add\n" +
+				"  1 retransmission timeout of 200 ms in 10 s (each a lost retransmission or a lost tail)\n"},
+	}
+	for _, c := range cases {
+		var b strings.Builder
+		c.gap.writeText(&b, 10)
+		if b.String() != c.want {
+			t.Errorf("%s:\n%q\nwant\n%q", c.name, b.String(), c.want)
+		}
+	}
+}
