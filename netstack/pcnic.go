@@ -81,7 +81,7 @@ func (p *PCNIC) consume(frame []byte) {
 	if p.closed {
 		return
 	}
-	p.rxq = append(p.rxq, append([]byte(nil), frame...))
+	p.rxq = append(p.rxq, link.NewFrame(frame))
 	if !p.rxEv.Pending() {
 		p.m.Schedule(p.rxEv, p.m.Now())
 	}
