@@ -61,10 +61,11 @@ func (e *Ethernet) WritePackets(pkts stack.PacketBufferList) (int, tcpip.Error) 
 	return n, nil
 }
 
-// flatten copies the packet into a new frame, walking its views in place
-// (PacketBuffer.AsSlices would allocate a slice of them per packet).
+// flatten copies the packet into a new frame (from the pool: the card that
+// copies it releases it), walking its views in place (PacketBuffer.AsSlices
+// would allocate a slice of them per packet).
 func flatten(pkt *stack.PacketBuffer) []byte {
-	b := make([]byte, 0, pkt.Size())
+	b := AllocFrame(pkt.Size())[:0]
 	vl, skip := pkt.AsViewList()
 	for v := vl.Front(); v != nil; v = v.Next() {
 		s := v.AsSlice()

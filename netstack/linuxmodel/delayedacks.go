@@ -102,11 +102,12 @@ func (a *DelayedAcks) hold(frame []byte) bool {
 		// The new frame acknowledges at least as much (gVisor's ACK number
 		// never goes back): the held ACK has nothing left to say.
 		a.m.Cancel(f.ev)
+		link.ReleaseFrame(f.held) // never sent: the frame is the path's
 		f.held, f.ev = nil, nil
 		a.superseded++
 	}
 	if seg.PureACK && f.valid && tcpseg.SeqAfter(ack, f.lastAck) && int(ack-f.lastAck) <= a.mss {
-		f.held = append([]byte(nil), frame...)
+		f.held = frame // the path's to keep (link.Endpoint); the card releases it
 		f.ev = a.m.After(delayedAckTimeout, func() {
 			if f.held != nil {
 				_ = a.card.SendLocked(f.held) // a full queue loses it, as a full ring would
