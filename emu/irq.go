@@ -35,8 +35,14 @@ func (q *IRQ) Name() string { return q.name }
 
 // Set drives the line's level. Hardware only (lock held).
 func (q *IRQ) Set(level bool) {
-	if level && !q.level {
+	if level == q.level {
+		return
+	}
+	if level {
+		q.m.raised.Add(1)
 		q.m.kick()
+	} else {
+		q.m.raised.Add(-1)
 	}
 	q.level = level
 }

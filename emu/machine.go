@@ -20,6 +20,7 @@ package emu
 import (
 	"errors"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -160,10 +161,13 @@ type Machine struct {
 	seed  uint64
 	bus   *Bus
 	irqs  []*IRQ
-	mode  ClockMode
-	wall0 time.Time     // WallPaced: the wall time of virtual zero
-	wake  chan struct{} // WallPaced: a sleeping loop looks again
-	late  time.Duration // WallPaced: the most an event ran behind its wall time
+	// raised counts the lines at level high (set with mu held, read without
+	// it by the loop after each event): none up, and the loop skips the scan.
+	raised atomic.Int32
+	mode   ClockMode
+	wall0  time.Time     // WallPaced: the wall time of virtual zero
+	wake   chan struct{} // WallPaced: a sleeping loop looks again
+	late   time.Duration // WallPaced: the most an event ran behind its wall time
 	// WallPaced: the kernel timer the loop sleeps on (nil: Go's timers),
 	// what it sleeps on for the report, virtual zero on the pacer's clock,
 	// and how late events ran.
@@ -176,7 +180,7 @@ type Machine struct {
 
 	current *Task // the task running now; only the loop and that task touch it
 	tasks   []*Task
-	stopped bool
+	stopped atomic.Bool // set with mu held; read without it by tasks and the loop
 }
 
 // NewMachine makes an empty machine in Virtual mode whose random streams
@@ -325,7 +329,9 @@ func (m *Machine) runNext(limit Time) bool {
 		e.fn()
 		m.mu.Unlock()
 	}
-	m.DeliverInterrupts()
+	if m.raised.Load() != 0 {
+		m.DeliverInterrupts()
+	}
 	return true
 }
 
@@ -422,11 +428,16 @@ func (m *Machine) Run(stop <-chan struct{}, done func() bool) error {
 			return nil
 		default:
 		}
-		next, ok := m.NextEvent()
-		if !ok {
-			if m.mode != WallPaced {
+		if m.mode != WallPaced {
+			// No wall clock to wait for: the earliest event runs at once,
+			// with one lock taken instead of NextEvent's and runNext's.
+			if !m.runNext(math.MaxInt64) {
 				return ErrStalled
 			}
+			continue
+		}
+		next, ok := m.NextEvent()
+		if !ok {
 			select {
 			case <-m.wake:
 			case <-stop:

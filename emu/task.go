@@ -73,11 +73,7 @@ func (t *Task) park() {
 	}
 }
 
-func (m *Machine) isStopped() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.stopped
-}
+func (m *Machine) isStopped() bool { return m.stopped.Load() }
 
 // Stop ends the machine's life: no event runs any more, and every task still
 // blocked is unwound (its goroutine exits through its defers; a defer that
@@ -85,7 +81,7 @@ func (m *Machine) isStopped() bool {
 // run is over.
 func (m *Machine) Stop() {
 	m.mu.Lock()
-	m.stopped = true
+	m.stopped.Store(true)
 	tasks := m.tasks
 	m.tasks = nil
 	for _, e := range m.queue {

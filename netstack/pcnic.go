@@ -47,19 +47,25 @@ func (p *PCNIC) Transmit(frame []byte) error {
 	p.m.Lock()
 	defer p.m.Unlock()
 	if p.closed {
+		link.ReleaseFrame(frame)
 		return ErrClosed
 	}
 	err := p.nic.SendLocked(frame)
 	if errors.Is(err, farend.ErrTxQueueFull) {
 		p.m.Schedule(p.retryEv, p.m.Now()+txRetry)
-		return ErrBusy
+		return ErrBusy // the frame stays the caller's, to offer again
 	}
+	link.ReleaseFrame(frame) // the far end copied it, or it is lost
 	return err
 }
 
 // SendLocked implements link.LockedSender: a frame from a hardware event
 // (the delayed-ACK timer), machine lock held. A full queue refuses it.
-func (p *PCNIC) SendLocked(frame []byte) error { return p.nic.SendLocked(frame) }
+func (p *PCNIC) SendLocked(frame []byte) error {
+	err := p.nic.SendLocked(frame)
+	link.ReleaseFrame(frame) // copied, or lost
+	return err
+}
 
 // SetTxReady implements FrameNIC.
 func (p *PCNIC) SetTxReady(fn func()) { p.ready = fn }
@@ -81,7 +87,7 @@ func (p *PCNIC) consume(frame []byte) {
 	if p.closed {
 		return
 	}
-	p.rxq = append(p.rxq, append([]byte(nil), frame...))
+	p.rxq = append(p.rxq, link.NewFrame(frame))
 	if !p.rxEv.Pending() {
 		p.m.Schedule(p.rxEv, p.m.Now())
 	}

@@ -17,8 +17,9 @@ type StmmacNIC struct{ *stmmacdrv.Driver }
 func (n StmmacNIC) Transmit(frame []byte) error {
 	err := n.Xmit(frame)
 	if errors.Is(err, stmmacdrv.ErrRingFull) {
-		return ErrBusy
+		return ErrBusy // the frame stays the caller's, to offer again
 	}
+	link.ReleaseFrame(frame) // copied into the ring's buffer, or lost
 	return err
 }
 

@@ -20,6 +20,7 @@ type Ethernet struct {
 	mtu      uint32
 	linkAddr tcpip.LinkAddress
 	settle   func() // nil: no barrier
+	given    bool   // lower gives its received frames: released after delivery
 
 	mu         sync.Mutex // WritePackets comes from gVisor's goroutines
 	dispatcher stack.NetworkDispatcher
@@ -30,7 +31,7 @@ type Ethernet struct {
 // NewEthernet puts the stack's endpoint on lower, with the given IP MTU and
 // MAC address; settle is the stack's barrier.
 func NewEthernet(lower Endpoint, mtu uint32, mac tcpip.LinkAddress, settle func()) *Ethernet {
-	e := &Ethernet{lower: lower, mtu: mtu, linkAddr: mac, settle: settle}
+	e := &Ethernet{lower: lower, mtu: mtu, linkAddr: mac, settle: settle, given: GivesFrames(lower)}
 	lower.SetReceiver(e.receive)
 	return e
 }
@@ -60,10 +61,11 @@ func (e *Ethernet) WritePackets(pkts stack.PacketBufferList) (int, tcpip.Error) 
 	return n, nil
 }
 
-// flatten copies the packet into a new frame, walking its views in place
-// (PacketBuffer.AsSlices would allocate a slice of them per packet).
+// flatten copies the packet into a new frame (from the pool: the card that
+// copies it releases it), walking its views in place (PacketBuffer.AsSlices
+// would allocate a slice of them per packet).
 func flatten(pkt *stack.PacketBuffer) []byte {
-	b := make([]byte, 0, pkt.Size())
+	b := AllocFrame(pkt.Size())[:0]
 	vl, skip := pkt.AsViewList()
 	for v := vl.Front(); v != nil; v = v.Next() {
 		s := v.AsSlice()
@@ -86,13 +88,16 @@ func (e *Ethernet) receive(frame []byte) {
 		return
 	}
 	e.deliver(d, frame)
+	if e.given {
+		ReleaseFrame(frame) // deliver's packet holds a copy
+	}
 	if e.settle != nil {
 		e.settle()
 	}
 }
 
 func (e *Ethernet) deliver(d stack.NetworkDispatcher, frame []byte) {
-	// The packet owns frame from here: gVisor keeps payload views beyond this call.
+	// MakeWithData copies frame into a buffer of gVisor's own.
 	pkt := stack.NewPacketBuffer(stack.PacketBufferOptions{Payload: buffer.MakeWithData(frame)})
 	defer pkt.DecRef()
 	if !e.ParseHeader(pkt) {

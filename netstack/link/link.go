@@ -16,7 +16,8 @@ import "errors"
 // called from guest context (engine events, never with the machine lock held).
 type Endpoint interface {
 	// Transmit takes one frame: the Ethernet endpoint makes each frame anew,
-	// so the endpoints on the way may keep it; the card copies it. ErrBusy: no room
+	// so the endpoints on the way may keep it; the card copies it and may
+	// then release it (ReleaseFrame), as it may one it refuses. ErrBusy: no room
 	// now; the SetTxReady function is called when there is. Another error
 	// means the frame is gone (the caller counts it).
 	Transmit(frame []byte) error

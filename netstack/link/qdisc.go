@@ -69,6 +69,9 @@ func (q *Qdisc) SetTxReady(func()) {}
 // SetReceiver implements Endpoint: received frames do not pass a qdisc.
 func (q *Qdisc) SetReceiver(fn func([]byte)) { q.lower.SetReceiver(fn) }
 
+// GivesFrames implements FrameGiver: received frames pass straight up.
+func (q *Qdisc) GivesFrames() bool { return GivesFrames(q.lower) }
+
 // Errors counts frames the lower endpoint refused for good.
 func (q *Qdisc) Errors() uint64 {
 	q.mu.Lock()

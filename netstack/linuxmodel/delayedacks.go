@@ -37,7 +37,10 @@ type ackFlow struct {
 	lastAck uint32 // the last ACK number sent on the flow
 	valid   bool
 	held    []byte // a pure ACK waiting for the next segment or the timer
-	ev      *emu.Event
+	heldAck uint32 // held's ACK number
+	// timer sends held: one event per flow, queued anew for each held ACK
+	// (a new event per ACK was two allocations a data frame pair).
+	timer *emu.Event
 }
 
 // AckStats counts what the ACK policy did.
@@ -101,26 +104,33 @@ func (a *DelayedAcks) hold(frame []byte) bool {
 	if f.held != nil {
 		// The new frame acknowledges at least as much (gVisor's ACK number
 		// never goes back): the held ACK has nothing left to say.
-		a.m.Cancel(f.ev)
-		f.held, f.ev = nil, nil
+		a.m.Cancel(f.timer)
+		link.ReleaseFrame(f.held) // never sent: the frame is the path's
+		f.held = nil
 		a.superseded++
 	}
 	if seg.PureACK && f.valid && tcpseg.SeqAfter(ack, f.lastAck) && int(ack-f.lastAck) <= a.mss {
-		f.held = append([]byte(nil), frame...)
-		f.ev = a.m.After(delayedAckTimeout, func() {
-			if f.held != nil {
-				_ = a.card.SendLocked(f.held) // a full queue loses it, as a full ring would
-				f.lastAck = ack
-				f.held, f.ev = nil, nil
-				a.delayed++
-			}
-		})
+		f.held, f.heldAck = frame, ack // the path's to keep (link.Endpoint); the card releases it
+		if f.timer == nil {
+			f.timer = a.m.NewEvent(func() { a.timeout(f) })
+		}
+		a.m.Schedule(f.timer, a.m.Now()+delayedAckTimeout)
 		return true
 	}
 	if seg.HasACK {
 		f.lastAck, f.valid = ack, true
 	}
 	return false
+}
+
+// timeout is the delayed-ACK timer of a flow (hardware event, lock held).
+func (a *DelayedAcks) timeout(f *ackFlow) {
+	if f.held != nil {
+		_ = a.card.SendLocked(f.held) // a full queue loses it, as a full ring would
+		f.lastAck = f.heldAck
+		f.held = nil
+		a.delayed++
+	}
 }
 
 // Stats reads the counters.

@@ -464,6 +464,9 @@ func (a *tsqAdmit) SetReceiver(fn func([]byte)) {
 	s.lower.SetReceiver(a.receive)
 }
 
+// GivesFrames implements link.FrameGiver: received frames pass straight up.
+func (a *tsqAdmit) GivesFrames() bool { return link.GivesFrames((*SmallQueues)(a).lower) }
+
 func (a *tsqAdmit) receive(b []byte) {
 	s := (*SmallQueues)(a)
 	s.mu.Lock()

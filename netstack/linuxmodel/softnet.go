@@ -142,8 +142,9 @@ func (s *Softnet) SetReceiver(fn func([]byte)) {
 	s.mu.Unlock()
 }
 
-// receive is the card's receive callback: copy into the backlog (unless the
-// card gives its frames), never block. A frame without a whole Ethernet header never gets that far in Linux
+// receive is the card's receive callback: copy into the backlog (a pooled
+// buffer; no copy when the card gives its frames), never block. A frame
+// without a whole Ethernet header never gets that far in Linux
 // (eth_type_trans in the driver), so it takes no backlog slot.
 func (s *Softnet) receive(frame []byte) {
 	s.mu.Lock()
@@ -157,7 +158,7 @@ func (s *Softnet) receive(frame []byte) {
 		return
 	}
 	if !s.given {
-		frame = append([]byte(nil), frame...)
+		frame = link.NewFrame(frame)
 	}
 	s.backlog.Push(frame)
 	s.stats.RxQueued++
@@ -194,6 +195,10 @@ func (s *Softnet) rxDone() {
 	s.pumpRxLocked()
 	s.mu.Unlock()
 }
+
+// GivesFrames implements link.FrameGiver: the backlog's frames are its own
+// (the card's given ones or its copies), and each goes up once.
+func (s *Softnet) GivesFrames() bool { return true }
 
 // Stats returns the core's counters.
 func (s *Softnet) Stats() SoftnetStats {

@@ -323,6 +323,7 @@ func (it *IPTables) replaceTable(id TableID, table Table, ipv6, force bool) {
 		it.startReaper(reaperDelay)
 	}
 	it.modified = true
+	it.everModified.Store(true)
 	if ipv6 {
 		it.v6Tables[id] = table
 	} else {
@@ -368,6 +369,11 @@ func (it *IPTables) shouldSkipOrPopulateTables(tables []checkTable, pkt *PacketB
 	case header.IPv4ProtocolNumber, header.IPv6ProtocolNumber:
 	default:
 		// IPTables only supports IPv4/IPv6.
+		return true
+	}
+
+	if !it.everModified.Load() {
+		// Never modified: no read lock for each of a packet's hooks.
 		return true
 	}
 

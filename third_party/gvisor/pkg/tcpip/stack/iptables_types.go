@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 
+	"gvisor.dev/gvisor/pkg/atomicbitops"
 	"gvisor.dev/gvisor/pkg/tcpip"
 	"gvisor.dev/gvisor/pkg/tcpip/header"
 )
@@ -101,6 +102,10 @@ type IPTables struct {
 	//
 	// +checklocks:mu
 	modified bool
+	// everModified is modified, readable without mu: it only ever goes
+	// from false to true (under mu), so the per-packet hooks can skip the
+	// read lock while no table was ever set.
+	everModified atomicbitops.Bool
 }
 
 // Modified returns whether iptables has been modified. It is inherently racy
