@@ -30,10 +30,11 @@ type BoardPort struct {
 	qdisc   *link.Qdisc
 	softnet *linuxmodel.Softnet
 
-	writeq chan []byte
-	done   chan struct{}
-	wg     sync.WaitGroup
-	once   sync.Once
+	writeq  chan []byte
+	done    chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+	unwatch func() // ends the loop's watch of port
 
 	in                                          hostReader
 	written, writerBusy, writeErrors, unwritten atomic.Uint64
@@ -93,9 +94,9 @@ func NewBoardPort(m *emu.Machine, drv *stmmac.Driver, cpu *linuxmodel.CPU, port 
 	p.softnet = linuxmodel.NewSoftnet(m, cpu, netstack.StmmacNIC{Driver: drv})
 	p.qdisc = link.NewQdisc(p.softnet)
 	p.qdisc.SetReceiver(p.fromDriver)
-	p.wg.Add(2)
+	p.wg.Add(1)
 	go p.writeLoop()
-	go p.readLoop()
+	p.unwatch = p.in.run(m, port, p.done, &p.wg, func(f []byte) { p.m.Inject(func() { p.enqueue(f) }) })
 	return p
 }
 
@@ -127,11 +128,6 @@ func (p *BoardPort) writeLoop() {
 	}
 }
 
-func (p *BoardPort) readLoop() {
-	defer p.wg.Done()
-	p.in.loop(p.port, p.done, func(f []byte) { p.m.Inject(func() { p.enqueue(f) }) })
-}
-
 // enqueue is dev_queue_xmit on the board (guest context): the frame joins the
 // qdisc unless it is full.
 func (p *BoardPort) enqueue(frame []byte) {
@@ -158,6 +154,7 @@ func (p *BoardPort) Close() error {
 		held := p.qdisc.Close()
 		held += p.softnet.Close()
 		p.heldAtClose.Store(uint64(held))
+		p.unwatch()
 		err = p.port.Close()
 		p.wg.Wait()
 		for len(p.writeq) > 0 {

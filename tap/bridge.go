@@ -46,11 +46,12 @@ type Bridge struct {
 	port io.ReadWriteCloser
 	cfg  BridgeConfig
 
-	writeq chan []byte
-	pool   sync.Pool
-	done   chan struct{}
-	wg     sync.WaitGroup
-	once   sync.Once
+	writeq  chan []byte
+	pool    sync.Pool
+	done    chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+	unwatch func() // ends the loop's watch of port
 
 	in                                                     hostReader
 	sentToBoard, queueFull, sendErrors                     atomic.Uint64
@@ -83,9 +84,9 @@ func NewBridge(m *emu.Machine, nic *farend.NIC, port io.ReadWriteCloser, cfg Bri
 	m.Lock()
 	nic.SetConsumer(b.fromNIC)
 	m.Unlock()
-	b.wg.Add(2)
+	b.wg.Add(1)
 	go b.writeLoop()
-	go b.readLoop()
+	b.unwatch = b.in.run(m, port, b.done, &b.wg, b.send)
 	return b
 }
 
@@ -119,11 +120,6 @@ func (b *Bridge) writeLoop() {
 			b.pool.Put(&f)
 		}
 	}
-}
-
-func (b *Bridge) readLoop() {
-	defer b.wg.Done()
-	b.in.loop(b.port, b.done, b.send)
 }
 
 // send hands one host frame to the machine: it enters as an event at the
@@ -170,6 +166,7 @@ func (b *Bridge) Close() error {
 		b.nic.SetConsumer(nil)
 		b.m.Unlock()
 		close(b.done)
+		b.unwatch()
 		err = b.port.Close()
 		b.wg.Wait()
 		// The consumer is detached and the writer gone: nothing adds to the
