@@ -20,6 +20,7 @@ package emu
 import (
 	"errors"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -428,6 +429,12 @@ func (m *Machine) Run(stop <-chan struct{}, done func() bool) error {
 			if m.mode != WallPaced {
 				return ErrStalled
 			}
+			if m.pacer != nil {
+				// Asleep on the pacer, not the wake channel: the fds it
+				// watches are how host frames arrive.
+				m.sleepPacer(forever, stop)
+				continue
+			}
 			select {
 			case <-m.wake:
 			case <-stop:
@@ -441,6 +448,9 @@ func (m *Machine) Run(stop <-chan struct{}, done func() bool) error {
 	}
 	return nil
 }
+
+// forever is a due time the wall clock never reaches: an idle loop's sleep.
+const forever = Time(math.MaxInt64 / 2)
 
 // wakeOnStop lets a stop end a pacer's sleep; the returned func ends the
 // watch.
