@@ -93,16 +93,21 @@ func NewBoardPort(m *emu.Machine, drv *stmmac.Driver, cpu *linuxmodel.CPU, port 
 	p := &BoardPort{m: m, port: port, writeq: make(chan []byte, writeQueue), done: make(chan struct{})}
 	p.softnet = linuxmodel.NewSoftnet(m, cpu, netstack.StmmacNIC{Driver: drv})
 	p.qdisc = link.NewQdisc(p.softnet)
+	// The reader first: fromDriver writes through the fd it watches.
+	p.unwatch = p.in.run(m, port, p.done, &p.wg, func(f []byte) { p.m.Inject(func() { p.enqueue(f) }) })
 	p.qdisc.SetReceiver(p.fromDriver)
 	p.wg.Add(1)
 	go p.writeLoop()
-	p.unwatch = p.in.run(m, port, p.done, &p.wg, func(f []byte) { p.m.Inject(func() { p.enqueue(f) }) })
 	return p
 }
 
 // fromDriver gets each frame that passed the board's CPU (guest context). It
-// copies the frame for the writer and never blocks.
+// writes it to the TAP the loop watches, or copies it for the writer; it
+// never blocks.
 func (p *BoardPort) fromDriver(frame []byte) {
+	if p.in.writeNow(frame, &p.written, &p.writeErrors, &p.unwritten) {
+		return
+	}
 	select {
 	case p.writeq <- append([]byte(nil), frame...):
 	default:

@@ -81,19 +81,24 @@ func NewBridge(m *emu.Machine, nic *farend.NIC, port io.ReadWriteCloser, cfg Bri
 	b := &Bridge{m: m, nic: nic, port: port, cfg: cfg,
 		writeq: make(chan []byte, cfg.WriteQueue), done: make(chan struct{})}
 	b.pool.New = func() any { s := make([]byte, 0, MaxFrameLen+4); return &s }
+	// The reader first: fromNIC writes through the fd it watches.
+	b.unwatch = b.in.run(m, port, b.done, &b.wg, b.send)
+	b.wg.Add(1)
+	go b.writeLoop()
 	m.Lock()
 	nic.SetConsumer(b.fromNIC)
 	m.Unlock()
-	b.wg.Add(1)
-	go b.writeLoop()
-	b.unwatch = b.in.run(m, port, b.done, &b.wg, b.send)
 	return b
 }
 
 // fromNIC is the far-end NIC's consumer: a hardware event under the machine
-// lock. It copies the frame and queues it; it never blocks.
+// lock. It writes the frame to the TAP the loop watches, or copies it and
+// queues it for the writer; it never blocks.
 func (b *Bridge) fromNIC(frame []byte) {
 	b.fromBoard.Add(1)
+	if b.in.writeNow(frame, &b.written, &b.writeErrors, &b.unwritten) {
+		return
+	}
 	buf := append((*b.pool.Get().(*[]byte))[:0], frame...)
 	select {
 	case b.writeq <- buf:

@@ -70,7 +70,6 @@ func (r *hostReader) run(m *emu.Machine, port io.Reader, done <-chan struct{}, w
 	if sc, ok := port.(syscall.Conn); ok && r.watch(sc) {
 		return stopWatch
 	}
-	r.fd = -1
 	r.start()
 	return stopWatch
 }
@@ -86,7 +85,11 @@ func (r *hostReader) watch(sc syscall.Conn) bool {
 		return false
 	}
 	r.rc, r.fd, r.buf = rc, fd, make([]byte, readBufLen)
-	return r.m.WatchFD(fd, r.ready, r.start)
+	if !r.m.WatchFD(fd, r.ready, r.start) {
+		r.rc, r.fd = nil, -1
+		return false
+	}
+	return true
 }
 
 // ready reads up to watchBurst frames from the watched fd (on the machine's
@@ -162,4 +165,27 @@ func isClosed(done <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// writeNow writes frame to the watched fd from the loop itself, without
+// waking a writer goroutine: one thread hop fewer per frame, and on a loaded
+// host each hop is a wait for a CPU. A TAP takes a frame at once or refuses
+// it (it never makes a writer wait), so the loop never blocks here. It
+// reports false when there is no watched fd (the caller queues the frame for
+// its writer), and counts the outcome in written, failed or closed.
+func (r *hostReader) writeNow(frame []byte, written, failed, closed *atomic.Uint64) bool {
+	if r.rc == nil {
+		return false
+	}
+	var err error
+	if r.rc.Write(func(fd uintptr) bool { _, err = unix.Write(int(fd), frame); return true }) != nil {
+		closed.Add(1)
+		return true
+	}
+	if err != nil {
+		failed.Add(1)
+	} else {
+		written.Add(1)
+	}
+	return true
 }
