@@ -29,7 +29,7 @@ type Pacer struct {
 	// its fn has finished.
 	watchMu sync.Mutex
 	watched map[int32]func() bool
-	polled  int64 // when the watched fds were last looked at (ns)
+	polled  atomic.Int64 // when the watched fds were last looked at (ns); any goroutine may poll
 }
 
 // New makes a Pacer; Close releases its descriptors.
@@ -167,7 +167,7 @@ const PollEvery = 25_000
 func (p *Pacer) dispatch(evs []unix.EpollEvent) bool {
 	var buf [8]byte
 	woke := false
-	p.polled = Now()
+	p.polled.Store(Now())
 	for _, ev := range evs {
 		switch int(ev.Fd) {
 		case p.tfd, p.efd:
@@ -226,10 +226,9 @@ func (p *Pacer) Unwatch(fd int) error {
 // since they were last looked at (now is Now()), and runs the fns of the
 // readable ones; it reports whether any ran.
 func (p *Pacer) Poll(now int64) (bool, error) {
-	if now-p.polled < PollEvery {
+	if last := p.polled.Load(); now-last < PollEvery || !p.polled.CompareAndSwap(last, now) {
 		return false, nil
 	}
-	p.polled = now
 	var evs [maxEvents]unix.EpollEvent
 	n, err := unix.EpollWait(p.ep, evs[:], 0)
 	if errors.Is(err, unix.EINTR) {

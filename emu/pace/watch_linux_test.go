@@ -45,10 +45,10 @@ func TestWatchedFD(t *testing.T) {
 				t.Fatalf("Sleep = %v, %v with %d calls; want ended early by the fd (false, nil, 1 call)", reached, err, calls)
 			}
 			_, _ = unix.Write(fds[1], []byte{2})
-			if ran, err := p.Poll(p.polled); err != nil || ran {
+			if ran, err := p.Poll(p.polled.Load()); err != nil || ran {
 				t.Errorf("Poll right after a wait = %v, %v; want nothing before PollEvery", ran, err)
 			}
-			ran, err := p.Poll(p.polled + PollEvery)
+			ran, err := p.Poll(p.polled.Load() + PollEvery)
 			if err != nil || ran != tt.keep || calls != tt.wantCalls {
 				t.Errorf("Poll = %v, %v with %d calls; want %v, nil, %d", ran, err, calls, tt.keep, tt.wantCalls)
 			}
