@@ -174,9 +174,10 @@ type Machine struct {
 	pacer   *pace.Pacer
 	sleepOn string
 	mono0   int64
-	slept   bool          // the loop slept for the event it runs next
-	pacing  pace.Recorder // events the loop slept for: the wake-up's error
-	behind  pace.Recorder // every event: how far behind its wall time it ran
+	slept   bool           // the loop slept for the event it runs next
+	pacing  pace.Recorder  // events the loop slept for: the wake-up's error
+	behind  pace.Recorder  // every event: how far behind its wall time it ran
+	watches map[int]func() // fds the pacer watches for the loop, and each one's lost
 
 	current *Task // the task running now; only the loop and that task touch it
 	tasks   []*Task
@@ -438,6 +439,12 @@ func (m *Machine) Run(stop <-chan struct{}, done func() bool) error {
 		}
 		next, ok := m.NextEvent()
 		if !ok {
+			if m.pacer != nil {
+				// Asleep on the pacer, not the wake channel: the fds it
+				// watches are how host frames arrive.
+				m.sleepPacer(forever, stop)
+				continue
+			}
 			select {
 			case <-m.wake:
 			case <-stop:
@@ -451,6 +458,9 @@ func (m *Machine) Run(stop <-chan struct{}, done func() bool) error {
 	}
 	return nil
 }
+
+// forever is a due time the wall clock never reaches: an idle loop's sleep.
+const forever = Time(math.MaxInt64 / 2)
 
 // wakeOnStop lets a stop end a pacer's sleep; the returned func ends the
 // watch.
@@ -480,7 +490,7 @@ func (m *Machine) Inject(fn func()) {
 	if m.mode == WallPaced {
 		// Stamped with the wall clock's virtual time: a host frame enters
 		// when it arrived, not when an idle loop last moved the clock.
-		now = max(now, Time(time.Since(m.wall0)))
+		now = max(now, m.wallNow())
 	}
 	m.Schedule(e, now)
 	m.kick()

@@ -59,15 +59,17 @@ func (m *Machine) sleepPacer(t Time, stop <-chan struct{}) bool {
 			return false
 		}
 	}
-	if m.wallNow() >= t {
+	if now := pace.Now(); now >= m.mono0+int64(t) {
+		// Due already: a busy loop still looks at the watched fds now and
+		// then, so a host frame is not left waiting behind a burst of events.
+		if _, err := m.pacer.Poll(now); err != nil {
+			m.pacerFailed(err)
+		}
 		return true
 	}
 	reached, err := m.pacer.Sleep(m.mono0+int64(t), woken)
 	if err != nil {
-		m.mu.Lock()
-		_ = m.pacer.Close()
-		m.sleepOn, m.pacer = fmt.Sprintf("go timers after %v", err), nil
-		m.mu.Unlock()
+		m.pacerFailed(err)
 		return false
 	}
 	if reached {
@@ -79,6 +81,55 @@ func (m *Machine) sleepPacer(t Time, stop <-chan struct{}) bool {
 	default:
 	}
 	return false
+}
+
+// pacerFailed gives way to Go's timers for good; the watched fds' owners are
+// told to read them themselves.
+func (m *Machine) pacerFailed(err error) {
+	m.mu.Lock()
+	_ = m.pacer.Close()
+	m.sleepOn, m.pacer = fmt.Sprintf("go timers after %v", err), nil
+	lost := m.watches
+	m.watches = nil
+	m.mu.Unlock()
+	for _, w := range lost {
+		w()
+	}
+}
+
+// WatchFD has the loop read fd itself: in WallPaced mode with a pacer, ready
+// runs on the loop's goroutine, without the lock, whenever fd is readable:
+// while the loop sleeps (fd shares the pacer's epoll set) and every
+// pace.PollEvery while it is busy. It runs outside any event, so it hands
+// what it reads to the machine with Inject; it returns false to end the watch
+// (the fd only fails). lost runs (once) if the pacer
+// fails later: from then on the owner reads fd its own way. WatchFD reports
+// false when there is no pacer to watch with; UnwatchFD ends the watch.
+func (m *Machine) WatchFD(fd int, ready func() (keep bool), lost func()) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pacer == nil || m.pacer.Watch(fd, ready) != nil {
+		return false
+	}
+	if m.watches == nil {
+		m.watches = make(map[int]func())
+	}
+	m.watches[fd] = lost
+	return true
+}
+
+// UnwatchFD ends WatchFD's watch of fd; once it returns, ready is not running
+// and will not run again. Call it before closing fd, never from ready.
+func (m *Machine) UnwatchFD(fd int) error {
+	m.mu.Lock()
+	p := m.pacer
+	_, ok := m.watches[fd]
+	delete(m.watches, fd)
+	m.mu.Unlock()
+	if p == nil || !ok {
+		return nil
+	}
+	return p.Unwatch(fd)
 }
 
 // ResetPacing forgets the lateness counted so far: a real-time run calls it

@@ -30,10 +30,11 @@ type BoardPort struct {
 	qdisc   *link.Qdisc
 	softnet *linuxmodel.Softnet
 
-	writeq chan []byte
-	done   chan struct{}
-	wg     sync.WaitGroup
-	once   sync.Once
+	writeq  chan []byte
+	done    chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+	unwatch func() // ends the loop's watch of port
 
 	in                                          hostReader
 	written, writerBusy, writeErrors, unwritten atomic.Uint64
@@ -92,16 +93,21 @@ func NewBoardPort(m *emu.Machine, drv *stmmac.Driver, cpu *linuxmodel.CPU, port 
 	p := &BoardPort{m: m, port: port, writeq: make(chan []byte, writeQueue), done: make(chan struct{})}
 	p.softnet = linuxmodel.NewSoftnet(m, cpu, netstack.StmmacNIC{Driver: drv})
 	p.qdisc = link.NewQdisc(p.softnet)
+	// The reader first: fromDriver writes through the fd it watches.
+	p.unwatch = p.in.run(m, port, p.done, &p.wg, func(f []byte) { p.m.Inject(func() { p.enqueue(f) }) })
 	p.qdisc.SetReceiver(p.fromDriver)
-	p.wg.Add(2)
+	p.wg.Add(1)
 	go p.writeLoop()
-	go p.readLoop()
 	return p
 }
 
 // fromDriver gets each frame that passed the board's CPU (guest context). It
-// copies the frame for the writer and never blocks.
+// writes it to the TAP the loop watches, or copies it for the writer; it
+// never blocks.
 func (p *BoardPort) fromDriver(frame []byte) {
+	if p.in.writeNow(frame, &p.written, &p.writeErrors, &p.unwritten) {
+		return
+	}
 	select {
 	case p.writeq <- append([]byte(nil), frame...):
 	default:
@@ -125,11 +131,6 @@ func (p *BoardPort) writeLoop() {
 			}
 		}
 	}
-}
-
-func (p *BoardPort) readLoop() {
-	defer p.wg.Done()
-	p.in.loop(p.port, p.done, func(f []byte) { p.m.Inject(func() { p.enqueue(f) }) })
 }
 
 // enqueue is dev_queue_xmit on the board (guest context): the frame joins the
@@ -158,6 +159,7 @@ func (p *BoardPort) Close() error {
 		held := p.qdisc.Close()
 		held += p.softnet.Close()
 		p.heldAtClose.Store(uint64(held))
+		p.unwatch()
 		err = p.port.Close()
 		p.wg.Wait()
 		for len(p.writeq) > 0 {

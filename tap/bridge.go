@@ -46,11 +46,12 @@ type Bridge struct {
 	port io.ReadWriteCloser
 	cfg  BridgeConfig
 
-	writeq chan []byte
-	pool   sync.Pool
-	done   chan struct{}
-	wg     sync.WaitGroup
-	once   sync.Once
+	writeq  chan []byte
+	pool    sync.Pool
+	done    chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+	unwatch func() // ends the loop's watch of port
 
 	in                                                     hostReader
 	sentToBoard, queueFull, sendErrors                     atomic.Uint64
@@ -80,19 +81,24 @@ func NewBridge(m *emu.Machine, nic *farend.NIC, port io.ReadWriteCloser, cfg Bri
 	b := &Bridge{m: m, nic: nic, port: port, cfg: cfg,
 		writeq: make(chan []byte, cfg.WriteQueue), done: make(chan struct{})}
 	b.pool.New = func() any { s := make([]byte, 0, MaxFrameLen+4); return &s }
+	// The reader first: fromNIC writes through the fd it watches.
+	b.unwatch = b.in.run(m, port, b.done, &b.wg, b.send)
+	b.wg.Add(1)
+	go b.writeLoop()
 	m.Lock()
 	nic.SetConsumer(b.fromNIC)
 	m.Unlock()
-	b.wg.Add(2)
-	go b.writeLoop()
-	go b.readLoop()
 	return b
 }
 
 // fromNIC is the far-end NIC's consumer: a hardware event under the machine
-// lock. It copies the frame and queues it; it never blocks.
+// lock. It writes the frame to the TAP the loop watches, or copies it and
+// queues it for the writer; it never blocks.
 func (b *Bridge) fromNIC(frame []byte) {
 	b.fromBoard.Add(1)
+	if b.in.writeNow(frame, &b.written, &b.writeErrors, &b.unwritten) {
+		return
+	}
 	buf := append((*b.pool.Get().(*[]byte))[:0], frame...)
 	select {
 	case b.writeq <- buf:
@@ -119,11 +125,6 @@ func (b *Bridge) writeLoop() {
 			b.pool.Put(&f)
 		}
 	}
-}
-
-func (b *Bridge) readLoop() {
-	defer b.wg.Done()
-	b.in.loop(b.port, b.done, b.send)
 }
 
 // send hands one host frame to the machine: it enters as an event at the
@@ -170,6 +171,7 @@ func (b *Bridge) Close() error {
 		b.nic.SetConsumer(nil)
 		b.m.Unlock()
 		close(b.done)
+		b.unwatch()
 		err = b.port.Close()
 		b.wg.Wait()
 		// The consumer is detached and the writer gone: nothing adds to the

@@ -158,13 +158,21 @@ func TestBridgeHostToBoardBoundsFrames(t *testing.T) {
 		t.Errorf("counters %+v, want %+v", got, want)
 	}
 	// The sent frames cross the line in order, padded to 60 bytes, with FCS.
-	r.m.Advance(emu.Millisecond)
+	// The machine's loop runs them in real time (the test must not drive
+	// the machine beside it).
 	var wantLens []int
 	for _, s := range sizes {
 		if s.outcome == "sent" {
 			wantLens = append(wantLens, max(s.n, 60)+4)
 		}
 	}
+	waitUntil(t, "the sent frames on the cable", func() bool {
+		r.m.Lock()
+		defer r.m.Unlock()
+		return len(r.sink) >= len(wantLens)
+	})
+	r.m.Lock()
+	defer r.m.Unlock()
 	if len(r.sink) != len(wantLens) {
 		t.Fatalf("cable got %d frames, want %d", len(r.sink), len(wantLens))
 	}

@@ -34,7 +34,7 @@ func TestCancelMidTest(t *testing.T) {
 	}
 	t.Logf("exit %d; counters %+v; stderr %s", r.code, *r.c, r.stderr.String())
 	checkConservation(t, r.c)
-	checkClock(t, r.c)
+	checkClock(t, r)
 	if r.c.WrittenToHost < 1000 {
 		t.Errorf("only %d frames reached the host in 1.5 s", r.c.WrittenToHost)
 	}

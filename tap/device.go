@@ -47,6 +47,16 @@ func (d *Device) Read(p []byte) (int, error) { return d.f.Read(p) }
 // Write sends one frame to the host kernel.
 func (d *Device) Write(p []byte) (int, error) { return d.f.Write(p) }
 
+// SyscallConn is the device file's raw connection: the engine's loop reads
+// the fd itself when its pacer can watch it.
+func (d *Device) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := d.f.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("tap %s: %T is not a file", d.name, d.f)
+	}
+	return sc.SyscallConn()
+}
+
 // Close releases the device; the interface stays.
 func (d *Device) Close() error { return d.f.Close() }
 

@@ -35,9 +35,14 @@
 //     queue drains in 12 ms at 1 Gbit/s) and then drops and counts the frame.
 //     While it waits it does not read, so further frames wait in the kernel's
 //     TAP queue and the kernel drops and counts them itself (ip -s link).
-//   - The writer queue between the far-end NIC's consumer (a hardware event
-//     under the machine lock) and the TAP write holds 1000 frames; a frame
-//     arriving when it is full is counted and dropped.
+//   - In real time the engine's loop reads and writes the TAPs itself: each
+//     TAP's fd joins the pacer's epoll set (emu.Machine.WatchFD), the loop
+//     reads up to 64 frames a wake-up and looks again every 25 us while busy,
+//     and the event that hands a frame to the host writes it (docs/decisions.md
+//     has the measurement). Without a pacer, a reader goroutine and a writer
+//     goroutine do it; the writer queue between the far-end NIC's consumer (a
+//     hardware event under the machine lock) and the TAP write then holds 1000
+//     frames, and a frame arriving when it is full is counted and dropped.
 //   - A failed TAP write (EIO while the host side is down) is counted and the
 //     frame dropped, as a NIC without carrier would.
 //   - The board's stack runs without gVisor's RACK-TLP (Options.RACK turns it

@@ -38,6 +38,7 @@ func need(t testing.TB, tools ...string) {
 		}
 	}
 	if len(missing) == 0 {
+		hogFromEnv(t)
 		return
 	}
 	msg := "needs " + strings.Join(missing, ", ")

@@ -23,11 +23,18 @@ type Pacer struct {
 	mu           sync.Mutex // Wake's write against Close
 	latency      int64      // the kernel's wake-up latency, averaged (ns)
 	start, spun  int64      // the first sleep's time, and the time spun since (ns)
+
+	// Watched descriptors: fn runs on the sleeper's goroutine when its fd is
+	// readable. watchMu is held while fns run, so Unwatch returns only once
+	// its fn has finished.
+	watchMu sync.Mutex
+	watched map[int32]func() bool
+	polled  atomic.Int64 // when the watched fds were last looked at (ns); any goroutine may poll
 }
 
 // New makes a Pacer; Close releases its descriptors.
 func New() (*Pacer, error) {
-	p := &Pacer{ep: -1, tfd: -1, efd: -1}
+	p := &Pacer{ep: -1, tfd: -1, efd: -1, watched: make(map[int32]func() bool)}
 	var err error
 	if p.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		return nil, fmt.Errorf("pace: epoll_create1: %w", err)
@@ -105,11 +112,14 @@ func (p *Pacer) Sleep(deadline int64, woken func() bool) (bool, error) {
 	return reached, nil
 }
 
-// spin waits on the vDSO clock for the deadline, watching for Wake; it
-// reports whether the deadline came.
+// spin waits on the vDSO clock for the deadline, watching for Wake and,
+// every PollEvery, for a watched fd; it reports whether the deadline came.
 func (p *Pacer) spin(deadline int64) bool {
-	for Now() < deadline {
+	for now := Now(); now < deadline; now = Now() {
 		if !p.sleeping.Load() {
+			return false
+		}
+		if ran, _ := p.Poll(now); ran {
 			return false
 		}
 	}
@@ -123,7 +133,7 @@ func (p *Pacer) sleepKernel(armed int64) (bool, error) {
 	if err := unix.TimerfdSettime(p.tfd, unix.TFD_TIMER_ABSTIME, &spec, nil); err != nil {
 		return false, fmt.Errorf("pace: timerfd_settime: %w", err)
 	}
-	var evs [2]unix.EpollEvent
+	var evs [maxEvents]unix.EpollEvent
 	for {
 		n, err := unix.EpollWait(p.ep, evs[:], -1)
 		if errors.Is(err, unix.EINTR) {
@@ -132,12 +142,7 @@ func (p *Pacer) sleepKernel(armed int64) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("pace: epoll_wait: %w", err)
 		}
-		var buf [8]byte
-		woke := false
-		for _, ev := range evs[:n] {
-			_, _ = unix.Read(int(ev.Fd), buf[:]) // clear it; EAGAIN if already clear
-			woke = woke || int(ev.Fd) == p.efd
-		}
+		woke := p.dispatch(evs[:n])
 		if woke || !p.sleeping.Load() {
 			return true, nil
 		}
@@ -145,6 +150,101 @@ func (p *Pacer) sleepKernel(armed int64) (bool, error) {
 			return false, nil
 		}
 	}
+}
+
+// maxEvents is how many ready descriptors one epoll_wait returns: the timer,
+// the eventfd and the watched fds (two TAPs).
+const maxEvents = 8
+
+// PollEvery is how often a busy engine, one that does not sleep because
+// events are due back to back, looks at the watched fds: a frame waits at
+// most this long plus the event running when it came.
+const PollEvery = 25_000
+
+// dispatch clears the timer and the eventfd among evs and runs the fns of the
+// watched fds that are readable. It reports whether Wake or a watched fd
+// ended the wait (new work for the sleeper).
+func (p *Pacer) dispatch(evs []unix.EpollEvent) bool {
+	var buf [8]byte
+	woke := false
+	p.polled.Store(Now())
+	for _, ev := range evs {
+		switch int(ev.Fd) {
+		case p.tfd, p.efd:
+			_, _ = unix.Read(int(ev.Fd), buf[:]) // clear it; EAGAIN if already clear
+			woke = woke || int(ev.Fd) == p.efd
+		default:
+			// The sleeper is awake: a kick from fn (a frame injected) need
+			// not write the eventfd.
+			p.sleeping.Store(false)
+			p.watchMu.Lock()
+			if fn := p.watched[ev.Fd]; fn != nil {
+				if !fn() {
+					delete(p.watched, ev.Fd)
+					_ = unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(ev.Fd), nil)
+				}
+				woke = true
+			}
+			p.watchMu.Unlock()
+		}
+	}
+	return woke
+}
+
+// Watch adds fd to the epoll set: whenever it is readable (level-triggered)
+// fn runs on the goroutine that sleeps or polls, which is how a TAP's frames
+// reach the engine without a reader goroutine's wake-up in between. fn
+// returns false to leave the set (a device that only fails). It must not call
+// Unwatch or Close.
+func (p *Pacer) Watch(fd int, fn func() (keep bool)) error {
+	p.watchMu.Lock()
+	defer p.watchMu.Unlock()
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+	if err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		return fmt.Errorf("pace: watch fd %d: %w", fd, err)
+	}
+	p.watched[int32(fd)] = fn
+	return nil
+}
+
+// Unwatch takes fd out of the set; once it returns, fd's fn is not running
+// and will not run again. Call it before fd is closed.
+func (p *Pacer) Unwatch(fd int) error {
+	p.watchMu.Lock()
+	defer p.watchMu.Unlock()
+	if _, ok := p.watched[int32(fd)]; !ok {
+		return nil
+	}
+	delete(p.watched, int32(fd))
+	if err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, fd, nil); err != nil {
+		return fmt.Errorf("pace: unwatch fd %d: %w", fd, err)
+	}
+	return nil
+}
+
+// Poll looks at the watched fds without sleeping, if PollEvery has passed
+// since they were last looked at (now is Now()), and runs the fns of the
+// readable ones; it reports whether any ran.
+func (p *Pacer) Poll(now int64) (bool, error) {
+	if last := p.polled.Load(); now-last < PollEvery || !p.polled.CompareAndSwap(last, now) {
+		return false, nil
+	}
+	var evs [maxEvents]unix.EpollEvent
+	n, err := unix.EpollWait(p.ep, evs[:], 0)
+	if errors.Is(err, unix.EINTR) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("pace: epoll_wait: %w", err)
+	}
+	ran := false
+	for _, ev := range evs[:n] {
+		if int(ev.Fd) == p.tfd || int(ev.Fd) == p.efd {
+			continue // the sleeper's own: left for its next wait
+		}
+		ran = p.dispatch([]unix.EpollEvent{ev}) || ran
+	}
+	return ran, nil
 }
 
 // Wake ends a Sleep in progress early; without one it costs an atomic load.

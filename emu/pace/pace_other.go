@@ -23,3 +23,15 @@ func (p *Pacer) Wake() {}
 
 // Close does nothing.
 func (p *Pacer) Close() error { return nil }
+
+// PollEvery is how often a busy engine looks at the watched fds (ns).
+const PollEvery = 25_000
+
+// Watch refuses: there is no epoll here.
+func (p *Pacer) Watch(int, func() bool) error { return ErrUnsupported }
+
+// Unwatch does nothing.
+func (p *Pacer) Unwatch(int) error { return nil }
+
+// Poll does nothing.
+func (p *Pacer) Poll(int64) (bool, error) { return false, nil }
