@@ -246,9 +246,7 @@ func (r *session) serve(ctx context.Context) int {
 	if cfg, _ := iperf3.ParseArgs(r.o.Iperf3Args); cfg.Mode == iperf3.ModeClient {
 		ready()
 	}
-	code := 0
-	awaitTask(ctx, r.m, "board iperf3", func() { code = iperf3.Main(ctx, r.o.Iperf3Args, env) })
-	return code
+	return awaitTask(ctx, r.m, "board iperf3", func() int { return iperf3.Main(ctx, r.o.Iperf3Args, env) })
 }
 
 // linger: iperf3 has ended, but its last message (IPERF_DONE, a FIN) may have
@@ -256,8 +254,7 @@ func (r *session) serve(ctx context.Context) int {
 // stack keeps retransmitting until the host has acknowledged everything, as
 // Linux does after a program exits.
 func (r *session) linger(ctx context.Context) {
-	unsettled := 0
-	awaitTask(ctx, r.m, "linger", func() { unsettled = r.board.Linger(ctx, lingerLimit) })
+	unsettled := awaitTask(ctx, r.m, "linger", func() int { return r.board.Linger(ctx, lingerLimit) })
 	if unsettled != 0 {
 		fmt.Fprintf(r.o.Stderr, "mesonemu: %d connection(s) still had unacknowledged data or FIN %v after iperf3 ended; "+
 			"the board stops with them unsettled\n", unsettled, lingerLimit)
@@ -341,15 +338,18 @@ func (r *session) close() {
 	}
 }
 
-// awaitTask runs fn as a task on the running engine and waits for it (or ctx).
-func awaitTask(ctx context.Context, m *emu.Machine, name string, fn func()) {
-	done := make(chan struct{})
-	m.Go(name, func() {
-		defer close(done)
-		fn()
-	})
+// awaitTask runs fn as a task on the running engine and waits for its result
+// (or ctx). When ctx ends first the task may still be running, so its result
+// goes to a channel nobody reads rather than into a variable the caller reads
+// (a data race before).
+func awaitTask[T any](ctx context.Context, m *emu.Machine, name string, fn func() T) T {
+	res := make(chan T, 1)
+	m.Go(name, func() { res <- fn() })
 	select {
-	case <-done:
+	case v := <-res:
+		return v
 	case <-ctx.Done():
+		var zero T
+		return zero
 	}
 }
