@@ -260,8 +260,10 @@ func TestWireLinuxTCPOverTheBoard(t *testing.T) {
 	// 0.37 % loss Linux's CUBIC is loss-limited far below what even a busy
 	// host carries, while the fixed board is not (the host's default may be
 	// BBR, which ignores this loss).
+	// A host that fell far behind (seen under -race: 155 ms) measures its own
+	// CPU, not the board: that skips, with the lag, as the other TAP tests do.
 	if f <= p {
-		t.Errorf("fixed %s is not faster than pre-fix %s", mbps(f), mbps(p))
+		laggedSkip(t, fixed.Pacing, describe(t, fixedBoard), "fixed %s is not faster than pre-fix %s", mbps(f), mbps(p))
 	}
 }
 
