@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"mesonemu/emu"
 	"mesonemu/sim"
 )
 
@@ -146,6 +147,7 @@ func mbps(bps float64) string { return fmt.Sprintf("%.1f Mbit/s", bps/1e6) }
 func TestBoardClientToHostServer(t *testing.T) {
 	need(t, "iperf3", "ss")
 	results := map[string]float64{}
+	var fixedPacing emu.PacingReport
 	for _, tc := range []struct {
 		name      string
 		so        sim.Options
@@ -176,6 +178,9 @@ func TestBoardClientToHostServer(t *testing.T) {
 				mbps(s.End.SumReceived.BitsPerSecond), b.End.SumReceived.Bytes,
 				b.End.SumSent.Bytes-s.End.SumReceived.Bytes, r.c.WrittenToHost, r.c.Wire.FarEndCRCErrors, r.c.ClockLag)
 			results[tc.name] = s.End.SumReceived.BitsPerSecond
+			if !tc.wantLosty {
+				fixedPacing = r.c.Pacing
+			}
 
 			// The board's "received" is the server's own count, sent in the
 			// results exchange; the server's JSON prints the same counters
@@ -203,7 +208,9 @@ func TestBoardClientToHostServer(t *testing.T) {
 	}
 	fixed, pre := results["fixed"], results["pre-fix 4 ns"]
 	if fixed > 0 && pre > 0 && pre > fixed/2 {
-		t.Errorf("pre-fix %s is not much lower than fixed %s", mbps(pre), mbps(fixed))
+		// A fixed run the host could not keep up with measures the host
+		// (seen under -race: 41.5 Mbit/s): that skips, with the lag.
+		laggedSkip(t, fixedPacing, describe(t, fixedBoard), "pre-fix %s is not much lower than fixed %s", mbps(pre), mbps(fixed))
 	}
 }
 
