@@ -238,11 +238,11 @@ func (p *Pacer) Poll(now int64) (bool, error) {
 		return false, fmt.Errorf("pace: epoll_wait: %w", err)
 	}
 	ran := false
-	for _, ev := range evs[:n] {
+	for i, ev := range evs[:n] {
 		if int(ev.Fd) == p.tfd || int(ev.Fd) == p.efd {
 			continue // the sleeper's own: left for its next wait
 		}
-		ran = p.dispatch([]unix.EpollEvent{ev}) || ran
+		ran = p.dispatch(evs[i:i+1]) || ran
 	}
 	return ran, nil
 }
